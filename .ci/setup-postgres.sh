@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# CI database setup (root, Debian bookworm, idempotent): make sure the machine's
+# PostgreSQL 15 cluster runs on 127.0.0.1:5432 and that pgvector is installed and
+# created in template1, so every test database has the `vector` extension.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+PSQL=(psql -h 127.0.0.1 -U postgres -v ON_ERROR_STOP=1 -qtA)
+
+log() { echo "[setup-postgres] $*"; }
+
+if ! pg_isready -q -h 127.0.0.1; then
+  log "starting PostgreSQL 15 cluster 'main'"
+  pg_ctlcluster --skip-systemctl-redirect 15 main start || true
+  for _ in $(seq 1 60); do
+    pg_isready -q -h 127.0.0.1 && break
+    sleep 0.5
+  done
+  pg_isready -q -h 127.0.0.1 || { log "PostgreSQL did not become ready on 127.0.0.1:5432"; exit 1; }
+fi
+log "PostgreSQL is ready on 127.0.0.1:5432"
+
+if [ -z "$("${PSQL[@]}" -d postgres -c "select 1 from pg_available_extensions where name='vector'")" ]; then
+  # Bookworm ships no pgvector package; trixie's source package builds against PG 15.
+  log "pgvector missing: building it from Debian trixie's source package"
+  started=$SECONDS
+  cat > /etc/apt/sources.list.d/quad-pgvector-src.sources <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends postgresql-server-dev-15 make gcc dpkg-dev >/dev/null
+  build_dir=$(mktemp -d)
+  trap 'rm -rf "$build_dir"' EXIT
+  chown _apt "$build_dir" 2>/dev/null || true  # lets apt download sandboxed, without a warning
+  (
+    cd "$build_dir"
+    apt-get source -qq pgvector/trixie
+    cd pgvector-*/
+    make -s PG_CONFIG="$PG_CONFIG"
+    make -s install PG_CONFIG="$PG_CONFIG"
+  )
+  log "pgvector built and installed in $((SECONDS - started)) s"
+else
+  log "pgvector is already installed"
+fi
+
+"${PSQL[@]}" -d template1 -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS vector"
+log "vector $("${PSQL[@]}" -d template1 -c "select extversion from pg_extension where extname='vector'") is in template1"

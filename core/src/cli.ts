@@ -1,0 +1,73 @@
+// The `quad` command: `run [--role api|worker|all]` and `migrate`. Without DATABASE_URL both use an
+// embedded PostgreSQL in DATA_DIR/pg so a newcomer needs no database setup.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
+import { migrate } from './db/migrator.js';
+import { loadRegistry, startQuad, type Role } from './quad.js';
+
+const USAGE = `usage: quad <command> [options]
+  run [--role api|worker|all]   serve the API and/or run jobs (default all)
+  migrate                       apply the migrations of the core and the enabled plugins`;
+
+async function databaseUrl(env: Record<string, string | undefined>): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  const settings = loadSettings(new ConfigSource({ env }));
+  if (settings.DATABASE_URL) return { url: settings.DATABASE_URL };
+  const dataDir = resolve(settings.DATA_DIR, 'pg');
+  console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT}; no pgvector)`);
+  const embedded = await startEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT });
+  return { url: embedded.url, embedded };
+}
+
+async function main(argv: string[]) {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { role: { type: 'string', default: 'all' } } });
+  const [command] = positionals;
+  if (command !== 'run' && command !== 'migrate') {
+    console.error(USAGE);
+    return 2;
+  }
+  const role = values.role as Role;
+  if (!['api', 'worker', 'all'].includes(role)) {
+    console.error(`--role must be api, worker or all (got ${role})\n${USAGE}`);
+    return 2;
+  }
+  const { url, embedded } = await databaseUrl(process.env);
+  const source = new ConfigSource({ overrides: { DATABASE_URL: url } });
+
+  if (command === 'migrate') {
+    try {
+      const { registry } = await loadRegistry(source);
+      const { applied } = await migrate(url, registry.modules, (msg) => console.log(msg));
+      console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
+    } finally {
+      await embedded?.stop();
+    }
+    return 0;
+  }
+
+  const started = performance.now();
+  const quad = await startQuad({ role, source }).catch(async (err) => {
+    await embedded?.stop();
+    throw err;
+  });
+  const address = quad.app?.server.address();
+  quad.log.info(`quad ${role} ready in ${Math.round(performance.now() - started)} ms${address && typeof address === 'object' ? ` on http://${address.address}:${address.port}` : ''}`);
+  const shutdown = async (signal: string) => {
+    quad.log.info(`${signal}: shutting down`);
+    await quad.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  return undefined; // keep running
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code !== undefined) process.exit(code); },
+  (err) => {
+    console.error(err instanceof ConfigError || err?.name === 'ManifestError' ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,23 @@
+// Every setting Quad reads, with its type and default. The README's settings table mirrors this file.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Url = Type.String({ pattern: '^https?://' });
+
+export const SettingsSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development', description: 'development, production or test' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000, description: 'HTTP port of the API' }),
+  HOST: Type.String({ default: '0.0.0.0', description: 'address the API listens on' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; unset starts an embedded PostgreSQL in DATA_DIR/pg' })),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 2, default: 10, description: 'connections the ORM pool may hold' }),
+  EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: 'port of the embedded PostgreSQL' }),
+  DATA_DIR: Type.String({ default: './data', description: 'folder for local state (embedded database, key pair)' }),
+  JOB_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'jobs run at the same time in one process' }),
+  MAX_REQUEST_MB: Type.Number({ exclusiveMinimum: 0, default: 110, description: 'largest request body in MB (413 above)' }),
+  DASHBOARD_URL: Type.Optional(Url),
+  CLIENT_URL: Type.Optional(Url),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  RELEASE: Type.Optional(Type.String({ description: 'release name in logs, /health and the error log; default the package version' })),
+  PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment' }),
+});
+
+export type Settings = Static<typeof SettingsSchema>;

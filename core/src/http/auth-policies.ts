@@ -1,0 +1,57 @@
+// Auth policies: each route names one in config.auth; one core hook enforces it. Credential checks
+// (officer tokens, sessions, machine tokens) register their handlers here.
+import type { FastifyRequest } from 'fastify';
+import type { AuthPolicy } from '../modules/types.js';
+import { unauthorized } from './errors.js';
+
+export interface PolicyHandler {
+  /** Identify the caller from the request's credential (401/403 for missing, bad or expired ones). Runs first. */
+  authenticate(request: FastifyRequest, argument: string | undefined): Promise<void>;
+  /** Check the caller may act on `request.org` (resolved by then). Optional. */
+  authorize?(request: FastifyRequest, argument: string | undefined): Promise<void>;
+}
+
+export const POLICY_NAMES = ['public', 'officer', 'dual', 'orgOfficer', 'superadmin', 'member', 'memberOrCli', 'machine'] as const;
+export type PolicyName = (typeof POLICY_NAMES)[number];
+
+/** `machine:store:read` -> ['machine', 'store:read']. */
+export function parsePolicy(policy: string): [string, string | undefined] {
+  const i = policy.indexOf(':');
+  return i < 0 ? [policy, undefined] : [policy.slice(0, i), policy.slice(i + 1)];
+}
+
+const noCredential: PolicyHandler = {
+  async authenticate() {
+    throw unauthorized();
+  },
+};
+
+export class AuthPolicies {
+  private readonly handlers = new Map<string, PolicyHandler>();
+
+  constructor() {
+    this.handlers.set('public', { async authenticate() {} });
+    // Until a credential layer registers a handler, a policy accepts no credential.
+    for (const name of POLICY_NAMES) if (name !== 'public') this.handlers.set(name, noCredential);
+  }
+
+  register(name: PolicyName, handler: PolicyHandler) {
+    this.handlers.set(name, handler);
+  }
+
+  /** Why a declared policy is not acceptable, or null. `scopes` are the declared scope names. */
+  problem(policy: unknown, scopes: ReadonlySet<string>): string | null {
+    if (policy === undefined) return 'declares no auth policy (set config.auth)';
+    if (typeof policy !== 'string') return 'config.auth must be a string';
+    const [name, argument] = parsePolicy(policy);
+    if (!this.handlers.has(name)) return `unknown auth policy "${policy}" (one of ${POLICY_NAMES.join(', ')}, machine:<scope>)`;
+    if (name === 'machine' && (!argument || !scopes.has(argument))) return `auth policy "${policy}" names a scope no loaded module declares`;
+    if (name !== 'machine' && argument !== undefined) return `auth policy "${policy}" takes no argument`;
+    return null;
+  }
+
+  handler(policy: AuthPolicy): [PolicyHandler, string | undefined] {
+    const [name, argument] = parsePolicy(policy);
+    return [this.handlers.get(name)!, argument];
+  }
+}

@@ -1,0 +1,21 @@
+// @quad/core: the plugin API. Third-party plugins compile against these named exports only;
+// breaking one is a documented, versioned event (see README "Write a plugin").
+export { defineModule, defineTool, defineJob } from './modules/define.js';
+export type {
+  AuthPolicy, DatabaseExtensionDecl, JobContext, JobDecl, LimitDecl, Module, ModuleManifest, NeedDecl,
+  ScopeDecl, ToolAnnotations, ToolContext, ToolDecl,
+} from './modules/types.js';
+export { orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
+export { Organization, type OrganizationEntity } from './entities/organization.js';
+export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';
+export type { Caller } from './http/types.js';
+export type { CoreServices } from './services.js';
+export type { EventInput } from './events/events.js';
+export type { AuditInput } from './events/audit.js';
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
+export { defineEntity, p } from '@mikro-orm/core';
+export type { EntityManager } from '@mikro-orm/postgresql';
+export type { FastifyPluginAsyncTypebox as RoutesPlugin } from '@fastify/type-provider-typebox';
+export { startQuad, VERSION, type Quad, type StartOptions, type Role } from './quad.js';
+export { ConfigSource } from './config/load.js';
+import './http/types.js';

@@ -1,0 +1,68 @@
+// The shape every manifest must have, checked at load so a bad plugin fails boot naming itself and the field.
+import { Type } from '@sinclair/typebox';
+
+const Id = Type.String({ pattern: '^[a-z][a-z0-9_]{1,31}$' });
+const Fn = Type.Function([], Type.Any());
+
+export const ManifestSchema = Type.Object({
+  name: Id,
+  title: Type.String({ minLength: 1 }),
+  description: Type.String({ minLength: 1 }),
+  category: Type.String({ minLength: 1 }),
+  core: Type.Boolean(),
+  defaultEnabled: Type.Boolean(),
+  needs: Type.Array(Type.Object({
+    key: Type.String({ minLength: 1 }),
+    label: Type.String({ minLength: 1 }),
+    kind: Type.Union([Type.Literal('module'), Type.Literal('integration')]),
+    optional: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: false })),
+  scopes: Type.Array(Type.Object({
+    name: Type.String({ pattern: '^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$' }),
+    description: Type.String({ minLength: 1 }),
+    integration: Type.Optional(Type.String()),
+    uses: Type.Optional(Type.Array(Type.String())),
+  }, { additionalProperties: false })),
+  limits: Type.Array(Type.Object({
+    key: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
+    kind: Type.Union([Type.Literal('count'), Type.Literal('rate')]),
+    window: Type.Optional(Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')])),
+    default: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    paidBy: Type.Optional(Type.Union([Type.Literal('org'), Type.Literal('metered'), Type.Literal('shared')])),
+    description: Type.String({ minLength: 1 }),
+    integrations: Type.Optional(Type.Array(Type.String())),
+  }, { additionalProperties: false })),
+  entities: Type.Array(Type.Object({}, { additionalProperties: true })),
+  migrations: Type.Optional(Type.Any()), // a URL or a path, checked by the registry
+  routes: Type.Optional(Fn),
+  tools: Type.Array(Type.Object({
+    name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
+    title: Type.Optional(Type.String()),
+    description: Type.String({ minLength: 1 }),
+    scope: Type.String({ minLength: 1 }),
+    input: Type.Object({}, { additionalProperties: true }),
+    output: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    annotations: Type.Optional(Type.Object({
+      readOnly: Type.Optional(Type.Boolean()),
+      destructive: Type.Optional(Type.Boolean()),
+      idempotent: Type.Optional(Type.Boolean()),
+    }, { additionalProperties: false })),
+    confirm: Type.Optional(Type.Boolean()),
+    handler: Fn,
+  }, { additionalProperties: false })),
+  jobs: Type.Array(Type.Object({
+    name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
+    description: Type.Optional(Type.String()),
+    payload: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    cron: Type.Optional(Type.String({ minLength: 9 })),
+    once: Type.Optional(Type.Union([Type.Literal('org'), Fn])),
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 25 })),
+    handler: Fn,
+  }, { additionalProperties: false })),
+  events: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' })),
+  settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  databaseExtensions: Type.Array(Type.Object({
+    name: Type.String({ minLength: 1 }),
+    without: Type.String({ minLength: 1 }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false });

@@ -1,0 +1,145 @@
+// The plugin API's types: what a module manifest declares. Versioned with @quad/core (see README "Write a plugin").
+import type { EntitySchema } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { OrganizationEntity } from '../entities/organization.js';
+import type { CoreServices } from '../services.js';
+
+/**
+ * Who may call a route. One core hook enforces it; a route without one refuses to boot.
+ * `machine:<scope>` needs a machine token holding that scope.
+ */
+export type AuthPolicy =
+  | 'public' | 'officer' | 'dual' | 'orgOfficer' | 'superadmin' | 'member' | 'memberOrCli'
+  | `machine:${string}`;
+
+export interface ScopeDecl {
+  /** `<module>:<verb>`, e.g. `store:read`. */
+  name: string;
+  description: string;
+  /** The external service whose own tools this scope grants. Default: none. */
+  integration?: string;
+  /** Services this scope calls with the org's keys, e.g. `['embeddings']`. Default: []. */
+  uses?: string[];
+}
+
+export interface LimitDecl {
+  /** `<module>.<name>`, e.g. `store.products`. */
+  key: string;
+  kind: 'count' | 'rate';
+  /** Window of a rate limit; windows start at UTC boundaries. Required for rates. */
+  window?: 'minute' | 'hour' | 'day';
+  /** Default value; null means no limit. */
+  default: number | null;
+  /** Who pays: org (default for counts), metered (default for rates) or shared. */
+  paidBy?: 'org' | 'metered' | 'shared';
+  description: string;
+  /** Integrations whose deployment default this limit meters. Default: []. */
+  integrations?: string[];
+}
+
+export interface NeedDecl {
+  key: string;
+  label: string;
+  /** `module`: another module must be on; `integration`: the org must have connected it. */
+  kind: 'module' | 'integration';
+  /** An optional need does not block switching the module on. Default: false. */
+  optional?: boolean;
+}
+
+export interface ToolAnnotations { readOnly?: boolean; destructive?: boolean; idempotent?: boolean }
+
+export interface ToolContext {
+  em: EntityManager;
+  org: OrganizationEntity;
+  log: FastifyBaseLogger;
+  services: CoreServices;
+}
+
+export interface ToolDecl<I extends TSchema = TSchema> {
+  /** `<module>.<name>`, e.g. `store.list_products`. */
+  name: string;
+  title?: string;
+  /** Written for a model reader: what it does, when to use it, an example. */
+  description: string;
+  /** Scope a token needs to call it. */
+  scope: string;
+  input: I;
+  output?: TSchema;
+  annotations?: ToolAnnotations;
+  /** Destructive tools answer `confirm_required` with a preview until called with `confirm: true`. Default: false. */
+  confirm?: boolean;
+  handler: (ctx: ToolContext, input: Static<I>) => Promise<unknown>;
+}
+
+export interface JobContext<P = unknown> {
+  /** A fork of the EntityManager for this run; the org filter is bound to `org` when the job has one. */
+  em: EntityManager;
+  org: OrganizationEntity | null;
+  payload: P;
+  log: FastifyBaseLogger;
+  services: CoreServices;
+  /** 1 on the first attempt. */
+  attempt: number;
+}
+
+export interface JobDecl<P extends TSchema = TSchema> {
+  /** `<module>.<name>`, e.g. `limits.prune`. */
+  name: string;
+  description?: string;
+  /** Payload schema, checked when the job is started and again before it runs. Default: an empty object. */
+  payload?: P;
+  /** A crontab time spec (`*\/15 * * * *`); cron runs have no org. Default: none. */
+  cron?: string;
+  /**
+   * One run at a time: per `org`, or per key computed from the payload. A second start while one is
+   * queued or running is refused with 409. Default: no restriction.
+   */
+  once?: 'org' | ((payload: Static<P>) => string);
+  /** Attempts before the run is failed for good (graphile-worker backs off e^attempt s). Default: 5. */
+  maxAttempts?: number;
+  handler: (ctx: JobContext<Static<P>>) => Promise<void>;
+}
+
+export interface DatabaseExtensionDecl {
+  /** PostgreSQL extension name, e.g. `vector`. */
+  name: string;
+  /** What users lose without it; printed at start when the database lacks the extension. */
+  without: string;
+}
+
+export interface ModuleManifest {
+  /** Lower-case id: key in org switches and namespace of scopes, tools, jobs and limit keys. */
+  name: string;
+  title: string;
+  description: string;
+  /** Explore category, e.g. `Engagement`. */
+  category: string;
+  /** Core modules are always on. Default: false. */
+  core?: boolean;
+  /** Switched on for new orgs. Default: false. */
+  defaultEnabled?: boolean;
+  needs?: NeedDecl[];
+  scopes?: ScopeDecl[];
+  limits?: LimitDecl[];
+  /** MikroORM entity schemas (defineEntity / defineOrgEntity). Default: []. */
+  entities?: EntitySchema<any, any>[];
+  /** Folder of `NNNN_name.sql` files, applied in order after the modules this one needs. Default: none. */
+  migrations?: URL | string;
+  /** Fastify plugin with the module's routes, mounted at the spec's paths behind the core hooks. */
+  routes?: FastifyPluginAsyncTypebox;
+  tools?: ToolDecl<any>[];
+  jobs?: JobDecl<any>[];
+  /** Event kinds this module emits, e.g. `order.created`. Default: []. */
+  events?: string[];
+  /** Settings this module reads, resolved like the core's (config files, environment). Default: none. */
+  settings?: TObject;
+  /** PostgreSQL extensions the module works better with; missing ones are reported as degraded at start. */
+  databaseExtensions?: DatabaseExtensionDecl[];
+}
+
+/** A manifest after defineModule: frozen, with defaults filled in. */
+export type Module = Readonly<Required<Omit<ModuleManifest, 'routes' | 'migrations' | 'settings'>>> &
+  Readonly<Pick<ModuleManifest, 'routes' | 'migrations' | 'settings'>>;

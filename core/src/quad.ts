@@ -1,0 +1,125 @@
+// Starting Quad: settings, plugins and registry, migrations, the ORM, then the API and/or the job worker.
+// Everything shared between processes lives in PostgreSQL, so any number of API and worker processes can run.
+import { readFileSync } from 'node:fs';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Runner } from 'graphile-worker';
+import { pino } from 'pino';
+import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
+import { SettingsSchema, type Settings } from './config/schema.js';
+import { coreModule } from './core-module.js';
+import { installedExtensions, migrate } from './db/migrator.js';
+import { openOrm } from './db/orm.js';
+import { buildHttpApp } from './http/app.js';
+import { AuthPolicies } from './http/auth-policies.js';
+import { startWorker } from './jobs/worker.js';
+import { importPlugin, Registry } from './modules/registry.js';
+import type { Module } from './modules/types.js';
+import { createServices, type CoreServices } from './services.js';
+
+export type Role = 'api' | 'worker' | 'all';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+/** Modules every Quad has, always on. */
+export const CORE_MODULES: readonly Module[] = [coreModule];
+
+export interface StartOptions {
+  role?: Role;
+  source?: ConfigSource;
+  /** Modules to load besides the PLUGINS setting (tests, embedding apps). */
+  modules?: Module[];
+  /** Apply migrations before starting. Default: true. */
+  migrate?: boolean;
+  /** Listen on PORT. Default: true (tests use inject and pass false). */
+  listen?: boolean;
+  logger?: FastifyBaseLogger;
+}
+
+export interface Quad {
+  settings: Settings;
+  registry: Registry;
+  orm: MikroORM;
+  services: CoreServices;
+  policies: AuthPolicies;
+  log: FastifyBaseLogger;
+  /** The API, when the role includes it. */
+  app: FastifyInstance | null;
+  /** The job runner, when the role includes it. */
+  worker: Runner | null;
+  close(): Promise<void>;
+}
+
+/** Load PLUGINS and build the registry; resolve every module's settings. One error lists every bad setting. */
+export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
+  const problems: string[] = [];
+  const collect = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof ConfigError) problems.push(...err.problems);
+      else throw err;
+      return undefined;
+    }
+  };
+  const settings = collect(() => loadSettings(source));
+  const plugins = settings ? await Promise.all(settings.PLUGINS.map((spec) => importPlugin(spec))) : [];
+  const registry = new Registry([...CORE_MODULES, ...plugins, ...extra]);
+  const moduleSettings = new Map<string, Record<string, unknown>>();
+  const known = new Set(Object.keys(SettingsSchema.properties));
+  for (const mod of registry.modules) {
+    if (!mod.settings) continue;
+    Object.keys(mod.settings.properties).forEach((k) => known.add(k));
+    const values = collect(() => source.resolve(mod.settings!));
+    if (values) moduleSettings.set(mod.name, values);
+  }
+  problems.push(...source.unknownKeys(known).map((k) => `${k}: unknown setting`));
+  if (problems.length) throw new ConfigError(problems);
+  return { settings: settings!, registry, moduleSettings };
+}
+
+export async function startQuad(options: StartOptions = {}): Promise<Quad> {
+  const role = options.role ?? 'all';
+  const source = options.source ?? new ConfigSource();
+  const { settings, registry, moduleSettings } = await loadRegistry(source, options.modules);
+  const log = options.logger ?? pino({ level: settings.LOG_LEVEL });
+  const url = settings.DATABASE_URL;
+  if (!url) throw new ConfigError(['DATABASE_URL: is required here (the run command starts an embedded database when it is unset)']);
+
+  const wanted = [...new Set(registry.modules.flatMap((m) => m.databaseExtensions.map((e) => e.name)))];
+  const extensions = options.migrate === false
+    ? await installedExtensions(url, wanted)
+    : (await migrate(url, registry.modules, (msg) => log.info(msg))).extensions;
+
+  const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
+  const services = createServices({ orm, settings, version: VERSION, registry, extensions, moduleSettings });
+  for (const d of services.degraded) {
+    log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
+  }
+  const policies = new AuthPolicies();
+
+  let app: FastifyInstance | null = null;
+  let worker: Runner | null = null;
+  try {
+    if (role !== 'worker') {
+      app = await buildHttpApp({ settings, registry, services, orm, policies, version: VERSION, logger: log });
+      await app.ready();
+      if (options.listen !== false) await app.listen({ port: settings.PORT, host: settings.HOST });
+    }
+    if (role !== 'api') {
+      worker = await startWorker({ connectionString: url, orm, services, log, concurrency: settings.JOB_THREADS });
+    }
+  } catch (err) {
+    await app?.close();
+    await orm.close();
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= (async () => {
+    await app?.close(); // stop taking requests first
+    await worker?.stop(); // then let running jobs finish and release their locks
+    await orm.close();
+  })());
+  return { settings, registry, orm, services, policies, log, app, worker, close };
+}

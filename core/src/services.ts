@@ -1,0 +1,57 @@
+// The services the core offers every module: events, audit, error log, jobs, settings.
+// Modules reach each other only through these (or through events), never through each other's internals.
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Settings } from './config/schema.js';
+import { emitEvent, type EventInput } from './events/events.js';
+import { recordAudit, type AuditInput } from './events/audit.js';
+import { recordError, type ErrorLogInput } from './events/error-log.js';
+import { startJob, type StartOptions, type StartedJob } from './jobs/start.js';
+import type { Registry } from './modules/registry.js';
+
+export interface DegradedFeature { module: string; extension: string; without: string }
+
+export interface CoreServices {
+  readonly settings: Settings;
+  /** Version of @quad/core and the release name (RELEASE, default the version). */
+  readonly version: string;
+  readonly release: string;
+  /** Features running without a database extension they want (e.g. pgvector on the embedded database). */
+  readonly degraded: readonly DegradedFeature[];
+  readonly registry: Registry;
+  /** PostgreSQL extensions the database has (e.g. `{ vector: false }` on the embedded database). */
+  readonly extensions: Readonly<Record<string, boolean>>;
+  /** A module's own settings, resolved from its manifest's `settings` schema. */
+  moduleSettings<T = Record<string, unknown>>(module: string): T;
+  /** Store an event (a notification for its org) in the caller's transaction. */
+  emit(em: EntityManager, event: EventInput): Promise<void>;
+  /** Record an action in the audit log, in the caller's transaction. */
+  audit(em: EntityManager, entry: AuditInput): Promise<void>;
+  /** Record an error in the error log (outside any transaction). */
+  logError(input: ErrorLogInput): Promise<void>;
+  /** Start a declared job; 400 on a bad payload, 409 while a one-at-a-time run is queued or running. */
+  startJob(em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions): Promise<StartedJob>;
+}
+
+export function createServices(deps: {
+  orm: MikroORM; settings: Settings; version: string; registry: Registry;
+  extensions: Record<string, boolean>; moduleSettings: Map<string, Record<string, unknown>>;
+}): CoreServices {
+  const release = deps.settings.RELEASE ?? deps.version;
+  const degraded = deps.registry.modules.flatMap((m) => m.databaseExtensions
+    .filter((e) => !deps.extensions[e.name])
+    .map((e) => ({ module: m.name, extension: e.name, without: e.without })));
+  return Object.freeze({
+    settings: deps.settings,
+    version: deps.version,
+    release,
+    degraded: Object.freeze(degraded),
+    registry: deps.registry,
+    extensions: Object.freeze({ ...deps.extensions }),
+    moduleSettings: <T>(module: string) => (deps.moduleSettings.get(module) ?? {}) as T,
+    emit: emitEvent,
+    audit: recordAudit,
+    logError: (input: ErrorLogInput) => recordError(deps.orm, release, input),
+    startJob: (em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions) =>
+      startJob(deps.registry, em, name, payload, options),
+  });
+}
