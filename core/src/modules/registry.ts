@@ -1,5 +1,6 @@
 // The registry: loads the enabled plugins, validates every manifest, and indexes scopes, limits, tools and jobs.
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { parseCronItems } from 'graphile-worker';
@@ -17,10 +18,9 @@ export class ManifestError extends Error {
 /** Import a plugin by package name or by path (relative to `baseDir`) and return its manifest. */
 export async function importPlugin(spec: string, baseDir = process.cwd()): Promise<Module> {
   const isPath = spec.startsWith('.') || isAbsolute(spec);
-  const target = isPath ? pathToFileURL(resolve(baseDir, spec)).href : spec;
   let loaded: Record<string, unknown>;
   try {
-    loaded = await import(target);
+    loaded = await import(isPath ? pathToFileURL(packageEntry(resolve(baseDir, spec))).href : spec);
   } catch (err) {
     throw new ManifestError(spec, 'package', `cannot be imported: ${(err as Error).message}`);
   }
@@ -30,6 +30,17 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   }
   // Accept a plain object from a plugin built against an older API: defaults are filled the same way.
   return Object.isFrozen(manifest) ? (manifest as Module) : defineModule(manifest);
+}
+
+/** A plugin path may name a package folder: use its package.json entry point, as a package name would. */
+function packageEntry(path: string): string {
+  if (!existsSync(path) || !statSync(path).isDirectory()) return path;
+  const manifestFile = join(path, 'package.json');
+  if (!existsSync(manifestFile)) return join(path, 'index.js');
+  const pkg = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  const root = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.['.'];
+  const entry = typeof root === 'string' ? root : root?.import ?? root?.default ?? pkg.main ?? 'index.js';
+  return join(path, entry);
 }
 
 function checkShape(mod: Module, label: string) {

@@ -1,0 +1,73 @@
+// Test databases: one migrated template per set of migrations, cloned for every test file
+// (CREATE DATABASE … TEMPLATE), so files run in parallel and never see each other's rows.
+import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { listMigrations, migrate } from '../db/migrator.js';
+import type { Module } from '../modules/types.js';
+
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TEMPLATE_LOCK = 7_361_003;
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The name of a migrated template for these modules, building it on first use (once across processes). */
+async function templateFor(modules: readonly Module[]): Promise<string> {
+  const hash = createHash('sha256');
+  for (const f of listMigrations(modules)) hash.update(`${f.module}/${f.name}/${f.checksum}\n`);
+  for (const m of modules) for (const e of m.databaseExtensions) hash.update(`ext:${e.name}\n`);
+  const name = `quad_tpl_${hash.digest('hex').slice(0, 16)}`;
+  await withAdmin(async (admin) => {
+    await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    try {
+      const found = await admin.query('select datistemplate from pg_database where datname = $1', [name]);
+      if (found.rows[0]?.datistemplate) return;
+      // A template left half-built by a crashed run is rebuilt.
+      if (found.rowCount) await admin.query(`drop database "${name}" with (force)`);
+      await admin.query(`create database "${name}"`);
+      await migrate(databaseUrl(name), modules);
+      await admin.query(`alter database "${name}" is_template true allow_connections false`);
+    } finally {
+      await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+    }
+  });
+  return name;
+}
+
+export interface TestDatabase { name: string; url: string; drop(): Promise<void> }
+
+/** A fresh database, already migrated for `modules`. */
+export async function createTestDatabase(modules: readonly Module[]): Promise<TestDatabase> {
+  const template = await templateFor(modules);
+  const name = `quad_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdmin(async (admin) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`create database "${name}" template "${template}"`);
+        return;
+      } catch (err) {
+        // Another clone of the same template at the same moment: wait and retry.
+        if (attempt >= 20 || !/being accessed by other users/.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  });
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: () => withAdmin(async (admin) => { await admin.query(`drop database if exists "${name}" with (force)`); }),
+  };
+}

@@ -1,0 +1,101 @@
+// @quad/core/testing: boot the real Quad against a fresh database in one call.
+//   const quad = await startTestApp(t, { plugins: ['./examples/hello-plugin'] });
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { pino } from 'pino';
+import { ConfigSource } from '../config/load.js';
+import { Organization, type OrganizationEntity } from '../entities/organization.js';
+import { JobRun, type JobRunEntity } from '../entities/logs.js';
+import { importPlugin } from '../modules/registry.js';
+import type { Module } from '../modules/types.js';
+import { CORE_MODULES, startQuad, type Quad, type Role } from '../quad.js';
+import { createTestDatabase } from './database.js';
+
+export { createTestDatabase, ADMIN_URL, databaseUrl } from './database.js';
+
+/** The bit of tap's Test this harness uses, so any runner with teardown works. */
+export interface TeardownHost { teardown(fn: () => unknown): void }
+
+export interface TestAppOptions {
+  /** Plugins by package name, path (relative to the repo root) or manifest. */
+  plugins?: (string | Module)[];
+  /** Settings, as they would come from config files or the environment. */
+  config?: Record<string, unknown>;
+  /** Default `all`: the API and the job worker. */
+  role?: Role;
+  /** Listen on a random loopback port (for real HTTP clients). Default: false (use inject). */
+  listen?: boolean;
+}
+
+export interface TestApp extends Quad {
+  /** The API (throws when the role has none). */
+  api: NonNullable<Quad['app']>;
+  /** `http://127.0.0.1:<port>` when `listen` was set. */
+  url: string;
+  databaseUrl: string;
+  /** Create an org directly in the database (sign-in and org routes come with their modules). */
+  createOrg(fields: { prefix: string; name?: string; modules?: Record<string, boolean>; discordGuildId?: string }): Promise<OrganizationEntity>;
+  /** Wait until a job run is finished (succeeded or failed) and return it. */
+  waitForRun(runId: number, timeoutMs?: number): Promise<JobRunEntity>;
+}
+
+const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
+
+export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}): Promise<TestApp> {
+  const modules = await Promise.all((options.plugins ?? []).map((p) => (typeof p === 'string' ? importPlugin(p, REPO_ROOT) : p)));
+  const db = await createTestDatabase([...CORE_MODULES, ...modules]);
+  const emptyConfigDir = mkdtempSync(join(tmpdir(), 'quad-config-'));
+  const source = new ConfigSource({
+    dir: emptyConfigDir,
+    env: {},
+    overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, ...options.config, DATABASE_URL: db.url, PORT: 0, HOST: '127.0.0.1' },
+  });
+  const log = pino({ level: process.env.QUAD_TEST_LOG ?? 'silent' });
+  let quad: Quad;
+  try {
+    quad = await startQuad({ source, modules, role: options.role ?? 'all', listen: options.listen ?? false, logger: log });
+  } catch (err) {
+    await db.drop();
+    throw err;
+  }
+  t.teardown(async () => {
+    await quad.close();
+    await db.drop();
+  });
+  const address = quad.app?.server.address();
+  return {
+    ...quad,
+    get api() {
+      if (!quad.app) throw new Error(`role ${options.role} has no API`);
+      return quad.app;
+    },
+    url: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : '',
+    databaseUrl: db.url,
+    createOrg: (fields) => createOrg(quad.orm, fields),
+    waitForRun: (runId, timeoutMs) => waitForRun(quad.orm, runId, timeoutMs),
+  };
+}
+
+async function createOrg(orm: MikroORM, fields: Parameters<TestApp['createOrg']>[0]): Promise<OrganizationEntity> {
+  const em = orm.em.fork();
+  const org = em.create(Organization, {
+    prefix: fields.prefix,
+    name: fields.name ?? fields.prefix.toUpperCase(),
+    discordGuildId: fields.discordGuildId ?? null,
+    modules: fields.modules ?? {},
+  });
+  await em.flush();
+  return org;
+}
+
+async function waitForRun(orm: MikroORM, runId: number, timeoutMs = 15_000): Promise<JobRunEntity> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await orm.em.fork().findOneOrFail(JobRun, { id: runId }, { filters: false });
+    if (run.status === 'succeeded' || run.status === 'failed') return run;
+    if (Date.now() > deadline) throw new Error(`job run ${runId} still ${run.status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
