@@ -53,14 +53,18 @@ async function main(argv: string[]) {
   });
   const address = quad.app?.server.address();
   quad.log.info(`quad ${role} ready in ${Math.round(performance.now() - started)} ms${address && typeof address === 'object' ? ` on http://${address.address}:${address.port}` : ''}`);
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     quad.log.info(`${signal}: shutting down`);
     await quad.close();
     await embedded?.stop();
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // `on`, not `once`: a loader such as tsx re-raises a signal that no listener is left to handle.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
   return undefined; // keep running
 }
 

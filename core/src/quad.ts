@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Runner } from 'graphile-worker';
 import { pino } from 'pino';
 import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
 import { SettingsSchema, type Settings } from './config/schema.js';
@@ -12,7 +11,7 @@ import { installedExtensions, migrate } from './db/migrator.js';
 import { openOrm } from './db/orm.js';
 import { buildHttpApp } from './http/app.js';
 import { AuthPolicies } from './http/auth-policies.js';
-import { startWorker } from './jobs/worker.js';
+import { startWorker, type Worker } from './jobs/worker.js';
 import { importPlugin, Registry } from './modules/registry.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
@@ -46,7 +45,7 @@ export interface Quad {
   /** The API, when the role includes it. */
   app: FastifyInstance | null;
   /** The job runner, when the role includes it. */
-  worker: Runner | null;
+  worker: Worker | null;
   close(): Promise<void>;
 }
 
@@ -99,7 +98,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const policies = new AuthPolicies();
 
   let app: FastifyInstance | null = null;
-  let worker: Runner | null = null;
+  let worker: Worker | null = null;
   try {
     if (role !== 'worker') {
       app = await buildHttpApp({ settings, registry, services, orm, policies, version: VERSION, logger: log });

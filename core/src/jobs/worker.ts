@@ -6,6 +6,7 @@ import { Logger, parseCronItems, run, type JobHelpers, type Runner, type TaskLis
 import { Organization } from '../entities/organization.js';
 import { JobRun } from '../entities/logs.js';
 import { forkFor } from '../db/orm.js';
+import { createPool } from '../db/pool.js';
 import type { JobDecl } from '../modules/types.js';
 import type { CoreServices } from '../services.js';
 import { payloadProblem } from './payload.js';
@@ -21,7 +22,9 @@ export interface WorkerOptions {
 
 type RunRef = { id: number; orgId: number | null };
 
-export async function startWorker(options: WorkerOptions): Promise<Runner> {
+export interface Worker { runner: Runner; stop(): Promise<void> }
+
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { services } = options;
   const jobs = [...services.registry.jobs.values()];
   const taskList: TaskList = {};
@@ -30,17 +33,28 @@ export async function startWorker(options: WorkerOptions): Promise<Runner> {
     task: j.name, match: j.cron!, identifier: j.name,
     options: { backfillPeriod: 0, maxAttempts: j.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
   }));
-  return run({
-    connectionString: options.connectionString,
+  // Our own pool, so shutdown can end it after the runner stopped (no idle client outlives the worker).
+  // A pool with every client busy can neither take nor release jobs (graphile/worker#497): keep spares.
+  const pool = createPool(options.connectionString, options.concurrency + 2, (err) => options.log.warn({ err }, 'job worker: a database connection failed'));
+  const runner = await run({
+    pgPool: pool,
     concurrency: options.concurrency,
-    // A pool with every client busy can neither take nor release jobs (graphile/worker#497).
-    maxPoolSize: options.concurrency + 2,
     noHandleSignals: true,
     pollInterval: 1000,
     taskList,
     parsedCronItems: parseCronItems(cron),
     logger: workerLogger(options.log),
+  }).catch(async (err) => {
+    await pool.end();
+    throw err;
   });
+  return {
+    runner,
+    async stop() {
+      await runner.stop(); // running jobs finish and release their locks
+      await pool.end();
+    },
+  };
 }
 
 async function runTask(options: WorkerOptions, job: JobDecl, raw: Record<string, unknown>, helpers: JobHelpers) {

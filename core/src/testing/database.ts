@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { listMigrations, migrate } from '../db/migrator.js';
+import { Registry } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -25,7 +26,8 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 }
 
 /** The name of a migrated template for these modules, building it on first use (once across processes). */
-async function templateFor(modules: readonly Module[]): Promise<string> {
+async function templateFor(given: readonly Module[]): Promise<string> {
+  const modules = new Registry([...given]).modules; // dependency order, as at start
   const hash = createHash('sha256');
   for (const f of listMigrations(modules)) hash.update(`${f.module}/${f.name}/${f.checksum}\n`);
   for (const m of modules) for (const e of m.databaseExtensions) hash.update(`ext:${e.name}\n`);

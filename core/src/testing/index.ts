@@ -45,7 +45,9 @@ const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 
 export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}): Promise<TestApp> {
   const modules = await Promise.all((options.plugins ?? []).map((p) => (typeof p === 'string' ? importPlugin(p, REPO_ROOT) : p)));
-  const db = await createTestDatabase([...CORE_MODULES, ...modules]);
+  // Plugins named in config load through PLUGINS like in production; the template includes their migrations too.
+  const configured = await Promise.all(((options.config?.PLUGINS as string[] | undefined) ?? []).map((p) => importPlugin(p)));
+  const db = await createTestDatabase([...CORE_MODULES, ...configured, ...modules]);
   const emptyConfigDir = mkdtempSync(join(tmpdir(), 'quad-config-'));
   const source = new ConfigSource({
     dir: emptyConfigDir,

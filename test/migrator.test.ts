@@ -1,0 +1,68 @@
+// Migrations: applied once, in dependency order, and an edited migration that already ran stops the run.
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import pg from 'pg';
+import { defineModule } from '@quad/core';
+import { ADMIN_URL, databaseUrl } from '@quad/core/testing';
+import { migrate } from '../core/src/db/migrator.js';
+import { Registry } from '../core/src/modules/registry.js';
+import { CORE_MODULES } from '../core/src/quad.js';
+
+async function freshDatabase(t: Test): Promise<string> {
+  const name = `quad_migr_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  t.teardown(async () => {
+    const c = new pg.Client({ connectionString: ADMIN_URL });
+    await c.connect();
+    await c.query(`drop database if exists "${name}" with (force)`);
+    await c.end();
+  });
+  return databaseUrl(name);
+}
+
+t.test('applies each module after the modules it needs, once', async (t) => {
+  const url = await freshDatabase(t);
+  const dir = (sql: Record<string, string>) => {
+    const d = mkdtempSync(join(tmpdir(), 'quad-mig-'));
+    for (const [f, body] of Object.entries(sql)) writeFileSync(join(d, f), body);
+    return d;
+  };
+  // "store" is listed first but needs "points": its foreign key only works if points' table exists first.
+  const store = defineModule({ name: 'store', title: 'S', description: 'd', category: 'c', needs: [{ key: 'points', label: 'Points', kind: 'module' }],
+    migrations: dir({ '0001_orders.sql': 'create table s_orders (id serial primary key, pts integer references p_rows (id));' }) });
+  const points = defineModule({ name: 'points', title: 'P', description: 'd', category: 'c',
+    migrations: dir({ '0001_rows.sql': 'create table p_rows (id serial primary key);', '0002_more.sql': 'alter table p_rows add column amount integer;' }) });
+  const registry = new Registry([...CORE_MODULES, store, points]);
+  const first = await migrate(url, registry.modules);
+  t.same(first.applied, ['core/0001_core.sql', 'points/0001_rows.sql', 'points/0002_more.sql', 'store/0001_orders.sql']);
+  const again = await migrate(url, registry.modules);
+  t.same(again.applied, [], 'nothing is applied twice');
+
+  const edited = mkdtempSync(join(tmpdir(), 'quad-mig-'));
+  cpSync(points.migrations as string, edited, { recursive: true });
+  writeFileSync(join(edited, '0002_more.sql'), 'alter table p_rows add column amount bigint;');
+  const changed = defineModule({ ...points, migrations: edited });
+  await t.rejects(migrate(url, new Registry([...CORE_MODULES, store, changed]).modules), {
+    message: 'Migration points/0002_more.sql was changed after it was applied; add a new migration instead',
+  });
+});
+
+t.test('a failing migration is rolled back whole and named', async (t) => {
+  const url = await freshDatabase(t);
+  const d = mkdtempSync(join(tmpdir(), 'quad-mig-'));
+  writeFileSync(join(d, '0001_bad.sql'), 'create table half_done (id int); select no_such_function();');
+  const bad = defineModule({ name: 'bad', title: 'B', description: 'd', category: 'c', migrations: d });
+  await t.rejects(migrate(url, new Registry([...CORE_MODULES, bad]).modules), { message: /^Migration bad\/0001_bad\.sql failed: function no_such_function\(\) does not exist/ });
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const tables = await c.query("select count(*)::int as n from information_schema.tables where table_name = 'half_done'");
+  const recorded = await c.query("select count(*)::int as n from quad_migrations where module = 'bad'");
+  await c.end();
+  t.equal(tables.rows[0].n, 0, 'no half-applied migration');
+  t.equal(recorded.rows[0].n, 0);
+});
