@@ -3,10 +3,13 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { pino } from 'pino';
+import { createLogger } from './log.js';
 import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
 import { SettingsSchema, type Settings } from './config/schema.js';
 import { coreModule } from './core-module.js';
+import { authModule, tokensModule } from './auth/module.js';
+import { createAuth, type AuthServices } from './auth/index.js';
+import { registerAuthPolicies } from './auth/policies.js';
 import { installedExtensions, migrate } from './db/migrator.js';
 import { openOrm } from './db/orm.js';
 import { buildHttpApp } from './http/app.js';
@@ -21,7 +24,7 @@ export type Role = 'api' | 'worker' | 'all';
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /** Modules every Quad has, always on. */
-export const CORE_MODULES: readonly Module[] = [coreModule];
+export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule];
 
 export interface StartOptions {
   role?: Role;
@@ -41,6 +44,7 @@ export interface Quad {
   orm: MikroORM;
   services: CoreServices;
   policies: AuthPolicies;
+  auth: AuthServices;
   log: FastifyBaseLogger;
   /** The API, when the role includes it. */
   app: FastifyInstance | null;
@@ -81,7 +85,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const role = options.role ?? 'all';
   const source = options.source ?? new ConfigSource();
   const { settings, registry, moduleSettings } = await loadRegistry(source, options.modules);
-  const log = options.logger ?? pino({ level: settings.LOG_LEVEL });
+  const log = options.logger ?? createLogger(settings.LOG_LEVEL);
   const url = settings.DATABASE_URL;
   if (!url) throw new ConfigError(['DATABASE_URL: is required here (the run command starts an embedded database when it is unset)']);
 
@@ -91,17 +95,19 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     : (await migrate(url, registry.modules, (msg) => log.info(msg))).extensions;
 
   const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
-  const services = createServices({ orm, settings, version: VERSION, registry, extensions, moduleSettings });
+  const auth = await createAuth(settings, url, log, { listen: role !== 'worker' });
+  const services = createServices({ orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord });
   for (const d of services.degraded) {
     log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
   }
   const policies = new AuthPolicies();
+  registerAuthPolicies(policies, auth);
 
   let app: FastifyInstance | null = null;
   let worker: Worker | null = null;
   try {
     if (role !== 'worker') {
-      app = await buildHttpApp({ settings, registry, services, orm, policies, version: VERSION, logger: log });
+      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, version: VERSION, logger: log });
       await app.ready();
       if (options.listen !== false) await app.listen({ port: settings.PORT, host: settings.HOST });
     }
@@ -110,6 +116,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     }
   } catch (err) {
     await app?.close();
+    await auth.revocations.stop();
     await orm.close();
     throw err;
   }
@@ -118,7 +125,8 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const close = () => (closing ??= (async () => {
     await app?.close(); // stop taking requests first
     await worker?.stop(); // then let running jobs finish and release their locks
+    await auth.revocations.stop();
     await orm.close();
   })());
-  return { settings, registry, orm, services, policies, log, app, worker, close };
+  return { settings, registry, orm, services, policies, auth, log, app, worker, close };
 }

@@ -7,6 +7,7 @@ import { recordAudit, type AuditInput } from './events/audit.js';
 import { recordError, type ErrorLogInput } from './events/error-log.js';
 import { startJob, type StartOptions, type StartedJob } from './jobs/start.js';
 import type { Registry } from './modules/registry.js';
+import type { DiscordClient } from './adapters/discord/index.js';
 
 export interface DegradedFeature { module: string; extension: string; without: string }
 
@@ -20,6 +21,8 @@ export interface CoreServices {
   readonly registry: Registry;
   /** PostgreSQL extensions the database has (e.g. `{ vector: false }` on the embedded database). */
   readonly extensions: Readonly<Record<string, boolean>>;
+  /** Discord through the bot credential (members, roles, messages, webhooks). */
+  readonly discord: DiscordClient;
   /** A module's own settings, resolved from its manifest's `settings` schema. */
   moduleSettings<T = Record<string, unknown>>(module: string): T;
   /** Store an event (a notification for its org) in the caller's transaction. */
@@ -34,7 +37,7 @@ export interface CoreServices {
 
 export function createServices(deps: {
   orm: MikroORM; settings: Settings; version: string; registry: Registry;
-  extensions: Record<string, boolean>; moduleSettings: Map<string, Record<string, unknown>>;
+  extensions: Record<string, boolean>; moduleSettings: Map<string, Record<string, unknown>>; discord: DiscordClient;
 }): CoreServices {
   const release = deps.settings.RELEASE ?? deps.version;
   const degraded = deps.registry.modules.flatMap((m) => m.databaseExtensions
@@ -45,6 +48,7 @@ export function createServices(deps: {
     version: deps.version,
     release,
     degraded: Object.freeze(degraded),
+    discord: deps.discord,
     registry: deps.registry,
     extensions: Object.freeze({ ...deps.extensions }),
     moduleSettings: <T>(module: string) => (deps.moduleSettings.get(module) ?? {}) as T,

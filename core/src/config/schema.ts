@@ -18,6 +18,21 @@ export const SettingsSchema = Type.Object({
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   RELEASE: Type.Optional(Type.String({ description: 'release name in logs, /health and the error log; default the package version' })),
   PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment' }),
+
+  // Sign-in and access (spec document 1, "Authentication")
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'signs session cookies; unset: a random key kept in DATA_DIR/secret_key' })),
+  CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application id' })),
+  CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application secret' })),
+  REDIRECT_URI: Type.Optional(Type.String({ pattern: '^https?://', description: 'officer OAuth callback, {base_url}/api/auth/callback' })),
+  BOT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'Discord bot credential: roles, members, messages' })),
+  DISCORD_API_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/api/v10' }),
+  DISCORD_AUTHORIZE_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/oauth2/authorize' }),
+  DISCORD_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each Discord call' }),
+  SYS_ADMIN: Type.Array(Type.String({ pattern: '^\\d+$' }), { default: [], description: 'chat user ids of the superadmins, comma-separated' }),
+  ACCESS_ENFORCE: Type.Boolean({ default: false, description: 'refuse (true) or only log (false) access decisions that would deny' }),
+  IDP_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.clerk.com/v1' }),
+  IDP_SECRET_KEY: Type.Optional(Type.String({ minLength: 1, description: 'identity provider secret key (JWKS and user lookups)' })),
+  IDP_AUTHORIZED_PARTIES: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'origins allowed in the identity-provider token azp, comma-separated' }),
 });
 
 export type Settings = Static<typeof SettingsSchema>;

@@ -2,7 +2,9 @@
 // every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
+import jwt from '@fastify/jwt';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -11,6 +13,7 @@ import type { Settings } from '../config/schema.js';
 import type { Registry } from '../modules/registry.js';
 import type { CoreServices } from '../services.js';
 import type { AuthPolicies } from './auth-policies.js';
+import type { AuthServices } from '../auth/index.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { resolveOrg } from './org-resolver.js';
@@ -22,6 +25,7 @@ export interface HttpAppOptions {
   services: CoreServices;
   orm: MikroORM;
   policies: AuthPolicies;
+  auth: AuthServices;
   version: string;
   logger: FastifyBaseLogger;
 }
@@ -42,6 +46,13 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   app.decorateRequest('caller', null);
   installErrorHandling(app, () => services);
 
+  app.decorate('auth', options.auth);
+  await app.register(cookie, { secret: options.auth.secretKey });
+  await app.register(jwt, {
+    secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },
+    sign: { algorithm: 'RS256' },
+    verify: { algorithms: ['RS256'] },
+  });
   await app.register(cors, {
     origin: [settings.DASHBOARD_URL, settings.CLIENT_URL].filter((o): o is string => !!o).map((u) => new URL(u).origin),
     credentials: true,

@@ -11,7 +11,9 @@ export interface PolicyHandler {
   authorize?(request: FastifyRequest, argument: string | undefined): Promise<void>;
 }
 
-export const POLICY_NAMES = ['public', 'officer', 'dual', 'orgOfficer', 'superadmin', 'member', 'memberOrCli', 'machine'] as const;
+export const POLICY_NAMES = ['public', 'officer', 'dual', 'orgOfficer', 'superadmin', 'member', 'memberOrCli', 'machine', 'officerOrMachine'] as const;
+/** Policies that take a scope argument (`machine:<scope>`); `machine` alone accepts any valid machine token. */
+const SCOPED = new Set(['machine', 'officerOrMachine']);
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
 /** `machine:store:read` -> ['machine', 'store:read']. */
@@ -44,9 +46,10 @@ export class AuthPolicies {
     if (policy === undefined) return 'declares no auth policy (set config.auth)';
     if (typeof policy !== 'string') return 'config.auth must be a string';
     const [name, argument] = parsePolicy(policy);
-    if (!this.handlers.has(name)) return `unknown auth policy "${policy}" (one of ${POLICY_NAMES.join(', ')}, machine:<scope>)`;
-    if (name === 'machine' && (!argument || !scopes.has(argument))) return `auth policy "${policy}" names a scope no loaded module declares`;
-    if (name !== 'machine' && argument !== undefined) return `auth policy "${policy}" takes no argument`;
+    if (!this.handlers.has(name)) return `unknown auth policy "${policy}" (one of ${POLICY_NAMES.join(', ')}, machine:<scope>, officerOrMachine:<scope>)`;
+    if (name === 'officerOrMachine' && !argument) return `auth policy "${policy}" needs a scope (officerOrMachine:<scope>)`;
+    if (SCOPED.has(name) && argument !== undefined && !scopes.has(argument)) return `auth policy "${policy}" names a scope no loaded module declares`;
+    if (!SCOPED.has(name) && argument !== undefined) return `auth policy "${policy}" takes no argument`;
     return null;
   }
 

@@ -12,8 +12,8 @@ import type { CoreServices } from '../services.js';
  * `machine:<scope>` needs a machine token holding that scope.
  */
 export type AuthPolicy =
-  | 'public' | 'officer' | 'dual' | 'orgOfficer' | 'superadmin' | 'member' | 'memberOrCli'
-  | `machine:${string}`;
+  | 'public' | 'officer' | 'dual' | 'orgOfficer' | 'superadmin' | 'member' | 'memberOrCli' | 'machine'
+  | `machine:${string}` | `officerOrMachine:${string}`;
 
 export interface ScopeDecl {
   /** `<module>:<verb>`, e.g. `store:read`. */

@@ -4,7 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
+import { createLogger, LOG_SERIALIZERS } from '../log.js';
 import { ConfigSource } from '../config/load.js';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { JobRun, type JobRunEntity } from '../entities/logs.js';
@@ -27,6 +29,24 @@ export interface TestAppOptions {
   role?: Role;
   /** Listen on a random loopback port (for real HTTP clients). Default: false (use inject). */
   listen?: boolean;
+  /** Join an existing test database (another process of the same deployment) instead of a fresh one. */
+  databaseUrl?: string;
+  /** A logger to capture log lines (see captureLogs). Default: silent, or QUAD_TEST_LOG's level. */
+  logger?: FastifyBaseLogger;
+}
+
+/** A logger whose lines a test can read: `const logs = captureLogs(); startTestApp(t, { logger: logs.logger })`. */
+export function captureLogs(level = 'info') {
+  const lines: Record<string, unknown>[] = [];
+  const stream = { write: (line: string) => { lines.push(JSON.parse(line)); } };
+  const logger = pino({ level, serializers: LOG_SERIALIZERS }, stream) as unknown as FastifyBaseLogger;
+  return {
+    logger,
+    lines,
+    messages: () => lines.map((l) => String(l.msg ?? '')),
+    /** Every line as raw JSON text, to assert that a secret appears nowhere. */
+    text: () => lines.map((l) => JSON.stringify(l)).join('\n'),
+  };
 }
 
 export interface TestApp extends Quad {
@@ -47,14 +67,16 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
   const modules = await Promise.all((options.plugins ?? []).map((p) => (typeof p === 'string' ? importPlugin(p, REPO_ROOT) : p)));
   // Plugins named in config load through PLUGINS like in production; the template includes their migrations too.
   const configured = await Promise.all(((options.config?.PLUGINS as string[] | undefined) ?? []).map((p) => importPlugin(p)));
-  const db = await createTestDatabase([...CORE_MODULES, ...configured, ...modules]);
+  const db = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await createTestDatabase([...CORE_MODULES, ...configured, ...modules]);
   const emptyConfigDir = mkdtempSync(join(tmpdir(), 'quad-config-'));
   const source = new ConfigSource({
     dir: emptyConfigDir,
     env: {},
     overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, ...options.config, DATABASE_URL: db.url, PORT: 0, HOST: '127.0.0.1' },
   });
-  const log = pino({ level: process.env.QUAD_TEST_LOG ?? 'silent' });
+  const log = options.logger ?? createLogger(process.env.QUAD_TEST_LOG ?? 'silent');
   let quad: Quad;
   try {
     quad = await startQuad({ source, modules, role: options.role ?? 'all', listen: options.listen ?? false, logger: log });

@@ -1,0 +1,112 @@
+// Access checks: is a chat user an officer (or member) of an org's Discord server? Answers come from Discord with
+// the bot credential and are cached 60 s per chat user id and org. Decisions that would deny are only logged while
+// ACCESS_ENFORCE is false, and refused (403, or 503 when the bot is unavailable) when it is true.
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
+import type { OrganizationEntity } from '../entities/organization.js';
+import { HttpError } from '../http/errors.js';
+
+export type AccessReason =
+  | 'not_org_officer' | 'not_officer' | 'not_superadmin' | 'no_discord_id' | 'no_platform_credential'
+  | 'bot_unavailable' | 'oauth_state_mismatch' | 'member_login_unverified' | 'not_member';
+
+/** What kind of credential the caller presented, as the access log line names it. */
+export type CredentialKind = 'access_token' | 'app_token' | 'machine_token' | 'idp_token' | 'session' | 'none';
+
+const CACHE_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+export class AccessControl {
+  private readonly cache = new Map<string, { value: boolean; expires: number }>();
+
+  constructor(
+    private readonly discord: DiscordClient,
+    private readonly options: { superadmins: readonly string[]; enforce: boolean; log: FastifyBaseLogger },
+  ) {}
+
+  get enforcing(): boolean {
+    return this.options.enforce;
+  }
+
+  isSuperadmin(chatUserId: string | null | undefined): boolean {
+    return !!chatUserId && this.options.superadmins.includes(chatUserId);
+  }
+
+  /** Holds the org's officer role on its server. Throws DiscordUnavailable when Discord cannot say. */
+  async isOfficer(org: OrganizationEntity, chatUserId: string): Promise<boolean> {
+    if (!org.discordGuildId || !org.officerRoleId) return false;
+    const roleId = org.officerRoleId;
+    return this.cached(`officer:${org.id}:${roleId}:${chatUserId}`, async () => {
+      const member = await this.discord.member(org.discordGuildId!, chatUserId);
+      return !!member && member.roles.includes(roleId);
+    });
+  }
+
+  /** Is a member of the org's server. Throws DiscordUnavailable when Discord cannot say. */
+  async isMember(org: OrganizationEntity, chatUserId: string): Promise<boolean> {
+    if (!org.discordGuildId) return false;
+    return this.cached(`member:${org.id}:${chatUserId}`, async () => !!(await this.discord.member(org.discordGuildId!, chatUserId)));
+  }
+
+  /** The orgs among `orgs` where the user is an officer (sign-in). Throws DiscordUnavailable. */
+  async officerOrgs(orgs: OrganizationEntity[], chatUserId: string): Promise<OrganizationEntity[]> {
+    const found: OrganizationEntity[] = [];
+    const queue = [...orgs];
+    // A few at a time: Discord rate-limits bursts per bot.
+    await Promise.all(Array.from({ length: Math.min(4, queue.length) }, async () => {
+      for (let org = queue.shift(); org; org = queue.shift()) {
+        if (await this.isOfficer(org, chatUserId)) found.push(org);
+      }
+    }));
+    return found;
+  }
+
+  private async cached(key: string, load: () => Promise<boolean>): Promise<boolean> {
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > Date.now()) return hit.value;
+    const value = await load();
+    this.cache.delete(key);
+    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { value, expires: Date.now() + CACHE_MS });
+    return value;
+  }
+
+  /**
+   * A decision that would deny: logged exactly as
+   * `access decision=would_deny reason=<reason> route=<route> org=<org> credential=<credential>`;
+   * in enforce mode logged as decision=deny and refused.
+   */
+  deny(request: FastifyRequest, reason: AccessReason, credential: CredentialKind, options: { always?: boolean } = {}): void {
+    const enforce = this.options.enforce || options.always;
+    const route = request.routeOptions.url ?? request.url.split('?')[0];
+    const org = request.org?.prefix ?? '-';
+    this.options.log.warn(`access decision=${enforce ? 'deny' : 'would_deny'} reason=${reason} route=${route} org=${org} credential=${credential}`);
+    if (!enforce) return;
+    if (reason === 'bot_unavailable') throw new HttpError(503, 'Discord is unavailable; try again shortly', reason);
+    throw new HttpError(403, messages[reason], reason);
+  }
+
+  /** Run an access check; Discord being unavailable becomes the bot_unavailable decision. */
+  async check(request: FastifyRequest, credential: CredentialKind, reason: AccessReason, allowed: () => Promise<boolean>): Promise<void> {
+    let ok: boolean;
+    try {
+      ok = await allowed();
+    } catch (err) {
+      if (!(err instanceof DiscordUnavailable)) throw err;
+      return this.deny(request, 'bot_unavailable', credential);
+    }
+    if (!ok) this.deny(request, reason, credential);
+  }
+}
+
+const messages: Record<AccessReason, string> = {
+  not_org_officer: 'You are not an officer of this org',
+  not_officer: 'You are not an officer of any org',
+  not_superadmin: 'Superadmin only',
+  no_discord_id: 'This credential has no Discord identity',
+  no_platform_credential: 'This route needs a platform token',
+  bot_unavailable: 'Discord is unavailable; try again shortly',
+  oauth_state_mismatch: 'Sign-in state does not match; start the sign-in again',
+  member_login_unverified: 'The identity-provider token does not match this email',
+  not_member: 'You are not a member of this org\'s server',
+};

@@ -1,0 +1,47 @@
+// Sign-in and access control for the core: adapters, key pair, revocation list, access checks and policies,
+// built once per process from the settings.
+import type { FastifyBaseLogger } from 'fastify';
+import { resolve } from 'node:path';
+import { DiscordClient } from '../adapters/discord/index.js';
+import { IdpClient } from '../adapters/idp/index.js';
+import type { Settings } from '../config/schema.js';
+import { AccessControl } from './access.js';
+import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
+import { RevocationList } from './revocations.js';
+import { randomSecret } from './secrets.js';
+
+export interface AuthServices {
+  discord: DiscordClient;
+  idp: IdpClient;
+  access: AccessControl;
+  revocations: RevocationList;
+  keys: KeyPair;
+  /** Signs session cookies. */
+  secretKey: string;
+}
+
+/** `listen`: load and follow revocations (API processes); a worker never checks tokens. */
+export async function createAuth(settings: Settings, databaseUrl: string, log: FastifyBaseLogger, options: { listen: boolean }): Promise<AuthServices> {
+  const dataDir = resolve(settings.DATA_DIR);
+  const discord = new DiscordClient({
+    apiUrl: settings.DISCORD_API_URL,
+    authorizeUrl: settings.DISCORD_AUTHORIZE_URL,
+    clientId: settings.CLIENT_ID,
+    clientSecret: settings.CLIENT_SECRET,
+    botToken: settings.BOT_TOKEN,
+    timeoutMs: settings.DISCORD_TIMEOUT_MS,
+  });
+  const idp = new IdpClient({ apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES });
+  const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log });
+  const revocations = new RevocationList(databaseUrl, log);
+  if (options.listen) await revocations.start();
+  if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are signed with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);
+  return {
+    discord,
+    idp,
+    access,
+    revocations,
+    keys: loadOrCreateKeyPair(dataDir),
+    secretKey: loadOrCreateSecretKey(dataDir, settings.SECRET_KEY, () => randomSecret(48)),
+  };
+}

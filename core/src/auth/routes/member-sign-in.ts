@@ -1,0 +1,113 @@
+// Member sign-in (spec: "Member sign-in routes"): Discord sign-in that writes chat_user_id into the session,
+// and the storefront's identity-provider sign-in.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DiscordRequestError, DiscordUnavailable } from '../../adapters/discord/index.js';
+import { HttpError, badRequest, unavailable } from '../../http/errors.js';
+import type { IdpCaller } from '../callers.js';
+import { User } from '../entities.js';
+import { createPolicies, bearerToken } from '../policies.js';
+import { LOGIN_STATE_SECONDS, readSession, writeSession } from '../session.js';
+import { randomSecret } from '../secrets.js';
+import { ErrorBody, OrgParams, secureCookies } from './shared.js';
+
+/** The member callback: REDIRECT_URI's origin with /api/accounts/chat/callback. */
+export function memberRedirectUri(redirectUri: string): string {
+  return new URL('/api/accounts/chat/callback', redirectUri).toString();
+}
+
+/** Only send browsers back to our own clients. */
+function safeNext(app: FastifyInstance, next: string | undefined): string | undefined {
+  if (!next) return undefined;
+  const allowed = [app.quad.settings.DASHBOARD_URL, app.quad.settings.CLIENT_URL].filter(Boolean).map((u) => new URL(u!).origin);
+  try {
+    return allowed.includes(new URL(next).origin) ? next : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { settings } = app.quad;
+  const auth = app.auth;
+
+  app.get('/api/accounts/chat/login', {
+    config: { auth: 'public' },
+    schema: {
+      tags: ['members'], summary: 'Start member sign-in with Discord; `next` must be on the dashboard or client origin',
+      querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }),
+      response: { 503: ErrorBody },
+    },
+  }, async (request, reply) => {
+    if (!settings.CLIENT_ID || !settings.REDIRECT_URI) throw unavailable('Discord sign-in is not configured (CLIENT_ID, REDIRECT_URI)', 'not_configured');
+    const state = randomSecret(24);
+    const current = readSession(request);
+    writeSession(reply, {
+      ...(current.status === 'ok' ? current.data : {}),
+      state, flow: 'member', next: safeNext(app, request.query.next), stateExpires: Date.now() + LOGIN_STATE_SECONDS * 1000,
+    }, secureCookies(app));
+    return reply.redirect(auth.discord.authorizeRedirect({ redirectUri: memberRedirectUri(settings.REDIRECT_URI), state, scope: 'identify' }));
+  });
+
+  app.get('/api/accounts/chat/callback', {
+    config: { auth: 'public' },
+    schema: {
+      tags: ['members'], summary: 'Discord redirects members here; writes chat_user_id into the session',
+      querystring: Type.Object({ code: Type.Optional(Type.String()), state: Type.Optional(Type.String()) }),
+      response: { 200: Type.Object({ chat_user_id: Type.String(), username: Type.String() }), 400: ErrorBody, 503: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const read = readSession(request);
+    const session = read.status === 'ok' ? read.data : undefined;
+    const stateOk = !!request.query.state && session?.flow === 'member' && session.state === request.query.state && (session.stateExpires ?? 0) > Date.now();
+    if (!stateOk) auth.access.deny(request, 'oauth_state_mismatch', 'session');
+    if (!request.query.code) throw badRequest('Discord sent no code; start the sign-in again', 'invalid_oauth_code');
+    let user;
+    try {
+      const tokens = await auth.discord.exchangeCode(request.query.code, memberRedirectUri(settings.REDIRECT_URI!));
+      user = await auth.discord.currentUser(tokens.access_token);
+    } catch (err) {
+      if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
+      if (err instanceof DiscordUnavailable) throw unavailable('Discord is unavailable; try again shortly', 'bot_unavailable');
+      throw err;
+    }
+    await request.em.upsert(User, { chatUserId: user.id, username: user.username }, { onConflictFields: ['chatUserId'], onConflictMergeFields: ['username'] });
+    writeSession(reply, { chat_user_id: user.id, username: user.username }, secureCookies(app));
+    if (session?.next) return reply.redirect(session.next);
+    return { chat_user_id: user.id, username: user.username };
+  });
+
+  const { idpCaller } = createPolicies(auth);
+  app.post('/api/points/:org/member_login', {
+    config: { auth: 'public' },
+    schema: {
+      tags: ['members'],
+      summary: 'Storefront sign-in: needs an identity-provider token (Authorization: Bearer) whose primary email equals the body\'s',
+      params: OrgParams,
+      body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ email: Type.String(), verified: Type.Boolean(), user_id: Type.Integer() }), 400: ErrorBody, 403: ErrorBody },
+    },
+  }, async (request) => {
+    const email = request.body.email.trim().toLowerCase();
+    const verified = await verifiedEmail(request, idpCaller);
+    // In report mode (ACCESS_ENFORCE=false) an unverified sign-in is logged and goes through.
+    if (verified !== email) auth.access.deny(request, 'member_login_unverified', verified ? 'idp_token' : 'none');
+    await request.em.upsert(User, { email }, { onConflictFields: ['email'], onConflictAction: 'ignore' });
+    const user = await request.em.findOneOrFail(User, { email });
+    return { email, verified: verified === email, user_id: user.id };
+  });
+};
+
+/** The email of a valid identity-provider token on the request, or null (no token, or one that does not verify). */
+async function verifiedEmail(request: FastifyRequest, idpCaller: (token: string) => Promise<IdpCaller>): Promise<string | null> {
+  const token = bearerToken(request);
+  if (!token) return null;
+  try {
+    return (await idpCaller(token)).email;
+  } catch (err) {
+    // A token that does not verify is "unverified"; a provider that cannot answer is the provider's 503.
+    if (err instanceof HttpError && err.statusCode < 500) return null;
+    throw err;
+  }
+}
