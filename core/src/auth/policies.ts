@@ -152,8 +152,8 @@ export function createPolicies(auth: AuthServices) {
     dual: { authenticate: authenticateDual },
     orgOfficer: { authenticate: authenticateDual, authorize: authorizeOrgOfficer },
     superadmin: {
-      async authenticate(request) {
-        await authenticateOfficer(request);
+      authenticate: authenticateOfficer,
+      async authorize(request) {
         const caller = request.caller as OfficerCaller;
         // Superadmin routes ignore ACCESS_ENFORCE: everyone else is refused.
         if (!auth.access.isSuperadmin(caller.chatUserId)) auth.access.deny(request, 'not_superadmin', caller.credential, { always: true });
