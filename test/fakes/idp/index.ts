@@ -57,8 +57,11 @@ const DEFAULT_AZP = 'http://localhost:3000';
 
 export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<FakeIdp> {
   const secretKey = opts.secretKey ?? `sk_test_${randomBytes(16).toString('hex')}`;
-  const keys: SigningKey[] = [await newKey()];
-  const foreign = await newKey();
+  const [first, foreign] = await Promise.all([newKey(), newKey()]);
+  const keys: SigningKey[] = [first];
+  // RSA key generation can take hundreds of ms on a loaded machine; keeping the next key ready makes
+  // rotateKey() quick, so tests timing refetch cooldowns around it stay reliable.
+  let nextKey = newKey();
   const users = new Map<string, FakeIdpUser>();
   const requests: { method: string; path: string }[] = [];
   let isDown = false;
@@ -159,7 +162,8 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
         .sign(signer.privateKey);
     },
     async rotateKey() {
-      keys.push(await newKey());
+      keys.push(await nextKey);
+      nextKey = newKey();
     },
     down(on) {
       isDown = on;
