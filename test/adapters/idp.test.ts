@@ -2,7 +2,6 @@
 // throttling, caches, and how provider failures and configuration problems surface.
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import t, { type Test } from 'tap';
 import { IdpClient, IdpTokenInvalid, IdpUnavailable, type IdpSettings } from '../../core/src/adapters/idp/index.js';
@@ -13,6 +12,18 @@ const setup = async (t: Test, settings: Partial<IdpSettings> = {}) => {
   t.teardown(() => idp.close());
   const client = new IdpClient({ apiUrl: idp.url, secretKey: idp.secretKey, authorizedParties: [idp.defaultAzp], ...settings });
   return { idp, client };
+};
+
+// jose's refetch cooldown and our email cache read Date.now(), so tests move that clock instead of sleeping
+// (token exp/nbf checks use new Date() and are unaffected).
+const clock = (t: Test) => {
+  const realNow = Date.now;
+  let offset = 0;
+  Date.now = () => realNow() + offset;
+  t.teardown(() => {
+    Date.now = realNow;
+  });
+  return { advance: (ms: number) => void (offset += ms) };
 };
 
 const hits = (idp: FakeIdp, path: string) => idp.requests.filter((r) => r.method === 'GET' && r.path === path).length;
@@ -100,7 +111,8 @@ t.test('a correctly signed token with an empty sub is malformed', async (t) => {
 });
 
 t.test('unknown kid: one refetch, then the rotated key is accepted', async (t) => {
-  const { idp, client } = await setup(t, { keyRefetchCooldownMs: 0 });
+  const { idp, client } = await setup(t);
+  const time = clock(t);
   const user = idp.addUser({ emails: ['a@example.com'] });
   const before = await idp.issueToken(user.id);
   await client.verify(before);
@@ -109,51 +121,48 @@ t.test('unknown kid: one refetch, then the rotated key is accepted', async (t) =
   await idp.rotateKey();
   const after = await idp.issueToken(user.id);
   t.not(after.split('.')[0], before.split('.')[0], 'the new token names another kid');
+  time.advance(31_000);
   t.equal((await client.verify(after)).userId, user.id);
   t.equal(hits(idp, '/jwks'), 2, 'the unknown kid caused one refetch');
   t.ok(await client.verify(before), 'the old key is still served');
   t.equal(hits(idp, '/jwks'), 2);
 
+  time.advance(31_000);
   await refused(t, client.verify(await idp.issueToken(user.id, { kid: 'kid_bogus' })), 'unknown_key');
   t.equal(hits(idp, '/jwks'), 3, 'a kid still unknown after the refetch costs exactly one fetch');
 });
 
-t.test('a flood of bogus kids cannot hammer the provider: refetches are throttled', async (t) => {
-  // Wide enough that key generation in rotateKey() on a loaded machine stays inside the window.
-  const { idp, client } = await setup(t, { keyRefetchCooldownMs: 1500 });
+t.test('a flood of bogus kids cannot hammer the provider: one refetch per 30 s', async (t) => {
+  const { idp, client } = await setup(t);
+  const time = clock(t);
   const user = idp.addUser({ emails: ['a@example.com'] });
   await client.verify(await idp.issueToken(user.id));
   t.equal(hits(idp, '/jwks'), 1);
 
   const bogus = await Promise.all(Array.from({ length: 25 }, (_, i) => idp.issueToken(user.id, { kid: `kid_bogus_${i}` })));
   const flood = async () => {
-    for (const err of await Promise.all(bogus.map((tok) => failure(client.verify(tok))))) {
-      if (!(err instanceof IdpTokenInvalid) || err.reason !== 'unknown_key') t.fail(`unexpected ${err}`);
-    }
+    const errs = await Promise.all(bogus.map((tok) => failure(client.verify(tok))));
+    t.ok(errs.every((e) => e instanceof IdpTokenInvalid && e.reason === 'unknown_key'), 'every bogus kid refused as unknown_key');
   };
   await flood();
-  t.equal(hits(idp, '/jwks'), 1, 'no refetch inside the cooldown');
+  t.equal(hits(idp, '/jwks'), 1, 'no refetch right after a fetch');
 
   await idp.rotateKey();
   const rotated = await idp.issueToken(user.id);
+  // 20 s leaves room for slow real time (key generation on a loaded machine) inside the 30 s window.
+  time.advance(20_000);
   await refused(t, client.verify(rotated), 'unknown_key');
   t.equal(hits(idp, '/jwks'), 1, 'even a real new key waits for the cooldown');
 
-  await sleep(1600);
+  time.advance(11_000);
   await flood();
-  t.equal(hits(idp, '/jwks'), 2, 'after the cooldown, a whole flood costs one refetch');
+  t.equal(hits(idp, '/jwks'), 2, 'after the cooldown, a whole concurrent flood costs one refetch');
   t.equal((await client.verify(rotated)).userId, user.id, 'the refetch brought the rotated key');
   for (const tok of bogus) await failure(client.verify(tok));
-  t.equal(hits(idp, '/jwks'), 2);
-  t.equal(hits(idp, `/users/${user.id}`), 1);
-});
-
-t.test('default cooldown: a bogus kid right after the first fetch does not refetch', async (t) => {
-  const { idp, client } = await setup(t);
-  const user = idp.addUser({ emails: ['a@example.com'] });
-  await client.verify(await idp.issueToken(user.id));
-  for (let i = 0; i < 10; i++) await refused(t, client.verify(await idp.issueToken(user.id, { kid: `kid_${i}` })), 'unknown_key');
-  t.equal(hits(idp, '/jwks'), 1);
+  time.advance(20_000);
+  await flood();
+  t.equal(hits(idp, '/jwks'), 2, 'still inside the cooldown of the refetch');
+  t.equal(hits(idp, `/users/${user.id}`), 1, 'refused tokens never reach the user lookup');
 });
 
 t.test('JWKS is fetched once for many verifies, also concurrent first ones', async (t) => {
@@ -166,13 +175,20 @@ t.test('JWKS is fetched once for many verifies, also concurrent first ones', asy
   t.equal(hits(idp, '/jwks'), 1);
 });
 
-t.test('the email is cached per user id', async (t) => {
+t.test('the email is cached per user id for 60 s', async (t) => {
   const { idp, client } = await setup(t);
+  const time = clock(t);
   const a = idp.addUser({ emails: ['a@example.com'] });
   const b = idp.addUser({ emails: ['b@example.com'] });
   for (let i = 0; i < 3; i++) t.equal((await client.verify(await idp.issueToken(a.id))).email, 'a@example.com');
   t.equal(await client.primaryEmail(a.id), 'a@example.com');
   t.equal(hits(idp, `/users/${a.id}`), 1);
+  time.advance(59_000);
+  await client.primaryEmail(a.id);
+  t.equal(hits(idp, `/users/${a.id}`), 1, 'still cached at 59 s');
+  time.advance(2_000);
+  await client.primaryEmail(a.id);
+  t.equal(hits(idp, `/users/${a.id}`), 2, 'looked up again after 60 s');
 
   const emails = await Promise.all(Array.from({ length: 5 }, () => client.primaryEmail(b.id)));
   t.same(emails, Array(5).fill('b@example.com'));
@@ -221,10 +237,10 @@ t.test('provider unreachable or silent → IdpUnavailable within the timeout', a
   const slow = new IdpClient({ apiUrl: silentUrl, secretKey: idp.secretKey, authorizedParties: [idp.defaultAzp], timeoutMs: 200 });
   let started = Date.now();
   t.match((await unavailable(t, slow.verify(token))).message, /200 ms/);
-  t.ok(Date.now() - started < 2000, 'JWKS call timed out');
+  t.ok(Date.now() - started < 5000, 'JWKS call timed out');
   started = Date.now();
   t.match((await unavailable(t, slow.primaryEmail(user.id))).message, /200 ms/);
-  t.ok(Date.now() - started < 2000, 'user call timed out');
+  t.ok(Date.now() - started < 5000, 'user call timed out');
 
   const closed = await startFakeIdp();
   const closedUrl = closed.url;
@@ -255,7 +271,7 @@ t.test('wrong secret key → IdpUnavailable (our configuration problem, not the 
 });
 
 t.test('error messages carry neither the secret key nor the token', async (t) => {
-  const { idp, client } = await setup(t, { keyRefetchCooldownMs: 0 });
+  const { idp, client } = await setup(t);
   const user = idp.addUser({ emails: ['a@example.com'] });
   const wrongSecret = 'sk_test_wrong_SECRETMARKER';
   const wrong = new IdpClient({ apiUrl: idp.url, secretKey: wrongSecret, authorizedParties: [idp.defaultAzp] });

@@ -15,8 +15,6 @@ export interface IdpSettings {
   timeoutMs?: number;
   /** Tolerance on `exp`/`nbf`; default 5. */
   clockSkewSeconds?: number;
-  /** Least time between a successful JWKS fetch and a refetch caused by an unknown `kid`; default 30000. */
-  keyRefetchCooldownMs?: number;
 }
 
 export interface IdpIdentity {
@@ -26,6 +24,7 @@ export interface IdpIdentity {
 }
 
 const EMAIL_TTL_MS = 60_000;
+const KEY_REFETCH_COOLDOWN_MS = 30_000;
 const EMAIL_CACHE_MAX = 10_000;
 // Real session tokens are well under 2 KB; refusing huge strings early keeps parsing cheap.
 const MAX_TOKEN_CHARS = 16_384;
@@ -60,7 +59,7 @@ export class IdpClient {
       this.keys = createRemoteJWKSet(new URL(`${this.apiUrl}/jwks`), {
         headers: { authorization: `Bearer ${this.secretKey}` },
         timeoutDuration: this.timeoutMs,
-        cooldownDuration: settings.keyRefetchCooldownMs ?? 30_000,
+        cooldownDuration: KEY_REFETCH_COOLDOWN_MS,
         [customFetch]: fetchJwks,
       });
     }
