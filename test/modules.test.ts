@@ -29,9 +29,9 @@ t.test('module routes are mounted and gated per org', async (t) => {
   t.same(upper.json(), { items: ['kept'] }, 'prefixes are case-insensitive');
 
   // Switching off keeps the data; switching back on shows it again.
-  await quad.orm.em.fork().getConnection().execute(`update organizations set modules = '{"sample": false}' where id = ${on.id}`);
+  await quad.updateOrg(on.id, { modules: { sample: false } });
   t.equal((await quad.api.inject('/api/sample/acm/items')).statusCode, 404);
-  await quad.orm.em.fork().getConnection().execute(`update organizations set modules = '{"sample": true}' where id = ${on.id}`);
+  await quad.updateOrg(on.id, { modules: { sample: true } });
   t.same((await quad.api.inject('/api/sample/acm/items')).json(), { items: ['kept'] });
 });
 

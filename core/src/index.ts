@@ -7,6 +7,7 @@ export type {
 } from './modules/types.js';
 export { orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';
+export type { OrgSnapshot } from './orgs/org-cache.js';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';
 export type { Caller } from './http/types.js';
 export type { CoreServices } from './services.js';

@@ -12,6 +12,8 @@ import { createAuth, type AuthServices } from './auth/index.js';
 import { registerAuthPolicies } from './auth/policies.js';
 import { installedExtensions, migrate } from './db/migrator.js';
 import { openOrm } from './db/orm.js';
+import { PgListener } from './db/listener.js';
+import { OrgCache } from './orgs/org-cache.js';
 import { buildHttpApp } from './http/app.js';
 import { AuthPolicies } from './http/auth-policies.js';
 import { startWorker, type Worker } from './jobs/worker.js';
@@ -45,6 +47,7 @@ export interface Quad {
   services: CoreServices;
   policies: AuthPolicies;
   auth: AuthServices;
+  orgs: OrgCache;
   log: FastifyBaseLogger;
   /** The API, when the role includes it. */
   app: FastifyInstance | null;
@@ -95,7 +98,10 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     : (await migrate(url, registry.modules, (msg) => log.info(msg))).extensions;
 
   const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
-  const auth = await createAuth(settings, url, log, { listen: role !== 'worker' });
+  // One LISTEN connection per API process: token revocations and org changes.
+  const listener = new PgListener(url, log);
+  const auth = createAuth(settings, listener, log);
+  const orgs = new OrgCache(listener);
   const services = createServices({ orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord });
   for (const d of services.degraded) {
     log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
@@ -107,7 +113,8 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   let worker: Worker | null = null;
   try {
     if (role !== 'worker') {
-      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, version: VERSION, logger: log });
+      await listener.start();
+      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, version: VERSION, logger: log });
       await app.ready();
       if (options.listen !== false) await app.listen({ port: settings.PORT, host: settings.HOST });
     }
@@ -116,7 +123,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     }
   } catch (err) {
     await app?.close();
-    await auth.revocations.stop();
+    await listener.stop();
     await orm.close();
     throw err;
   }
@@ -125,8 +132,8 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const close = () => (closing ??= (async () => {
     await app?.close(); // stop taking requests first
     await worker?.stop(); // then let running jobs finish and release their locks
-    await auth.revocations.stop();
+    await listener.stop();
     await orm.close();
   })());
-  return { settings, registry, orm, services, policies, auth, log, app, worker, close };
+  return { settings, registry, orm, services, policies, auth, orgs, log, app, worker, close };
 }

@@ -30,7 +30,7 @@ export const helloRoutes: RoutesPlugin = async (app) => {
     if (!name) throw badRequest('name must not be blank', 'blank_name');
     const greeting = await request.em.transactional(async (em) => {
       // Writes take the org from the request, never from input.
-      const row = em.create(Greeting, { organization: org, name });
+      const row = em.create(Greeting, { organization: org.id, name });
       await em.flush();
       await app.quad.audit(em, { orgId: org.id, actor: request.caller?.actor ?? 'anonymous', action: 'hello.greet', details: { name } });
       await app.quad.emit(em, { orgId: org.id, kind: 'hello.greeted', title: `${name} was greeted` });

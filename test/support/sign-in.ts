@@ -46,9 +46,7 @@ export async function startSignInWorld(t: TeardownHost, options: TestAppOptions 
   const member = discord.addUser({ username: 'bob' });
   discord.addMember(guild.id, officer.id, [role.id]);
   discord.addMember(guild.id, member.id, []);
-  const org = await quad.createOrg({ prefix: 'acm', discordGuildId: guild.id, modules: options.orgModules });
-  await quad.orm.em.fork().getConnection().execute(`update organizations set officer_role_id = '${role.id}' where id = ${org.id}`);
-  org.officerRoleId = role.id;
+  const org = await quad.createOrg({ prefix: 'acm', discordGuildId: guild.id, officerRoleId: role.id, modules: options.orgModules });
   return { quad, discord, org, guildId: guild.id, officerRoleId: role.id, officer, member, discordConfig };
 }
 

@@ -3,7 +3,7 @@
 // ACCESS_ENFORCE is false, and refused (403, or 503 when the bot is unavailable) when it is true.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
-import type { OrganizationEntity } from '../entities/organization.js';
+import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { HttpError } from '../http/errors.js';
 
 export type AccessReason =
@@ -33,7 +33,7 @@ export class AccessControl {
   }
 
   /** Holds the org's officer role on its server. Throws DiscordUnavailable when Discord cannot say. */
-  async isOfficer(org: OrganizationEntity, chatUserId: string): Promise<boolean> {
+  async isOfficer(org: OrgSnapshot, chatUserId: string): Promise<boolean> {
     if (!org.discordGuildId || !org.officerRoleId) return false;
     const roleId = org.officerRoleId;
     return this.cached(`officer:${org.id}:${roleId}:${chatUserId}`, async () => {
@@ -43,14 +43,14 @@ export class AccessControl {
   }
 
   /** Is a member of the org's server. Throws DiscordUnavailable when Discord cannot say. */
-  async isMember(org: OrganizationEntity, chatUserId: string): Promise<boolean> {
+  async isMember(org: OrgSnapshot, chatUserId: string): Promise<boolean> {
     if (!org.discordGuildId) return false;
     return this.cached(`member:${org.id}:${chatUserId}`, async () => !!(await this.discord.member(org.discordGuildId!, chatUserId)));
   }
 
   /** The orgs among `orgs` where the user is an officer (sign-in). Throws DiscordUnavailable. */
-  async officerOrgs(orgs: OrganizationEntity[], chatUserId: string): Promise<OrganizationEntity[]> {
-    const found: OrganizationEntity[] = [];
+  async officerOrgs(orgs: OrgSnapshot[], chatUserId: string): Promise<OrgSnapshot[]> {
+    const found: OrgSnapshot[] = [];
     const queue = [...orgs];
     // A few at a time: Discord rate-limits bursts per bot.
     await Promise.all(Array.from({ length: Math.min(4, queue.length) }, async () => {

@@ -8,6 +8,7 @@ import type { Settings } from '../config/schema.js';
 import { AccessControl } from './access.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
 import { RevocationList } from './revocations.js';
+import type { PgListener } from '../db/listener.js';
 import { randomSecret } from './secrets.js';
 
 export interface AuthServices {
@@ -20,8 +21,7 @@ export interface AuthServices {
   secretKey: string;
 }
 
-/** `listen`: load and follow revocations (API processes); a worker never checks tokens. */
-export async function createAuth(settings: Settings, databaseUrl: string, log: FastifyBaseLogger, options: { listen: boolean }): Promise<AuthServices> {
+export function createAuth(settings: Settings, listener: PgListener, log: FastifyBaseLogger): AuthServices {
   const dataDir = resolve(settings.DATA_DIR);
   const discord = new DiscordClient({
     apiUrl: settings.DISCORD_API_URL,
@@ -33,8 +33,7 @@ export async function createAuth(settings: Settings, databaseUrl: string, log: F
   });
   const idp = new IdpClient({ apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES });
   const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log });
-  const revocations = new RevocationList(databaseUrl, log);
-  if (options.listen) await revocations.start();
+  const revocations = new RevocationList(listener);
   if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are signed with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);
   return {
     discord,

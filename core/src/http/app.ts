@@ -14,6 +14,7 @@ import type { Registry } from '../modules/registry.js';
 import type { CoreServices } from '../services.js';
 import type { AuthPolicies } from './auth-policies.js';
 import type { AuthServices } from '../auth/index.js';
+import type { OrgCache } from '../orgs/org-cache.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { resolveOrg } from './org-resolver.js';
@@ -26,6 +27,7 @@ export interface HttpAppOptions {
   orm: MikroORM;
   policies: AuthPolicies;
   auth: AuthServices;
+  orgs: OrgCache;
   version: string;
   logger: FastifyBaseLogger;
 }
@@ -47,11 +49,13 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   installErrorHandling(app, () => services);
 
   app.decorate('auth', options.auth);
+  app.decorate('orgs', options.orgs);
   await app.register(cookie, { secret: options.auth.secretKey });
   await app.register(jwt, {
     secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },
     sign: { algorithm: 'RS256' },
-    verify: { algorithms: ['RS256'] },
+    // Verified tokens are cached (until they expire): an officer's requests skip the RSA check after the first.
+    verify: { algorithms: ['RS256'], cache: 10_000 },
   });
   await app.register(cors, {
     origin: [settings.DASHBOARD_URL, settings.CLIENT_URL].filter((o): o is string => !!o).map((u) => new URL(u).origin),

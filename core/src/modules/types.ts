@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { OrganizationEntity } from '../entities/organization.js';
+import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { CoreServices } from '../services.js';
 
 /**
@@ -53,7 +54,7 @@ export interface ToolAnnotations { readOnly?: boolean; destructive?: boolean; id
 
 export interface ToolContext {
   em: EntityManager;
-  org: OrganizationEntity;
+  org: OrgSnapshot;
   log: FastifyBaseLogger;
   services: CoreServices;
 }

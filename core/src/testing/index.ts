@@ -49,6 +49,8 @@ export function captureLogs(level = 'info') {
   };
 }
 
+export interface OrgFields { prefix: string; name: string; modules: Record<string, boolean>; discordGuildId: string | null; officerRoleId: string | null }
+
 export interface TestApp extends Quad {
   /** The API (throws when the role has none). */
   api: NonNullable<Quad['app']>;
@@ -56,7 +58,9 @@ export interface TestApp extends Quad {
   url: string;
   databaseUrl: string;
   /** Create an org directly in the database (sign-in and org routes come with their modules). */
-  createOrg(fields: { prefix: string; name?: string; modules?: Record<string, boolean>; discordGuildId?: string }): Promise<OrganizationEntity>;
+  createOrg(fields: Partial<OrgFields> & { prefix: string }): Promise<OrganizationEntity>;
+  /** Change an org directly in the database, and drop it from this process's org cache. */
+  updateOrg(orgId: number, fields: Partial<OrgFields>): Promise<void>;
   /** Wait until a job run is finished (succeeded or failed) and return it. */
   waitForRun(runId: number, timeoutMs?: number): Promise<JobRunEntity>;
 }
@@ -98,6 +102,10 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     url: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : '',
     databaseUrl: db.url,
     createOrg: (fields) => createOrg(quad.orm, fields),
+    updateOrg: async (orgId, fields) => {
+      await quad.orm.em.fork().nativeUpdate(Organization, { id: orgId }, fields);
+      quad.orgs.invalidate(orgId);
+    },
     waitForRun: (runId, timeoutMs) => waitForRun(quad.orm, runId, timeoutMs),
   };
 }
@@ -108,6 +116,7 @@ async function createOrg(orm: MikroORM, fields: Parameters<TestApp['createOrg']>
     prefix: fields.prefix,
     name: fields.name ?? fields.prefix.toUpperCase(),
     discordGuildId: fields.discordGuildId ?? null,
+    officerRoleId: fields.officerRoleId ?? null,
     modules: fields.modules ?? {},
   });
   await em.flush();
