@@ -8,14 +8,8 @@ import { HttpError, badRequest, unavailable } from '../../http/errors.js';
 import type { IdpCaller } from '../callers.js';
 import { User } from '../entities.js';
 import { createPolicies, bearerToken } from '../policies.js';
-import { LOGIN_STATE_SECONDS, readSession, writeSession } from '../session.js';
-import { randomSecret } from '../secrets.js';
-import { ErrorBody, OrgParams, secureCookies } from './shared.js';
-
-/** The member callback: REDIRECT_URI's origin with /api/accounts/chat/callback. */
-export function memberRedirectUri(redirectUri: string): string {
-  return new URL('/api/accounts/chat/callback', redirectUri).toString();
-}
+import { writeSession } from '../session.js';
+import { ErrorBody, OrgParams, beginDiscordSignIn, checkSignInState, memberRedirectUri, secureCookies } from './shared.js';
 
 /** Only send browsers back to our own clients. */
 function safeNext(app: FastifyInstance, next: string | undefined): string | undefined {
@@ -39,16 +33,7 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }),
       response: { 503: ErrorBody },
     },
-  }, async (request, reply) => {
-    if (!settings.CLIENT_ID || !settings.REDIRECT_URI) throw unavailable('Discord sign-in is not configured (CLIENT_ID, REDIRECT_URI)', 'not_configured');
-    const state = randomSecret(24);
-    const current = readSession(request);
-    writeSession(reply, {
-      ...(current.status === 'ok' ? current.data : {}),
-      state, flow: 'member', next: safeNext(app, request.query.next), stateExpires: Date.now() + LOGIN_STATE_SECONDS * 1000,
-    }, secureCookies(app));
-    return reply.redirect(auth.discord.authorizeRedirect({ redirectUri: memberRedirectUri(settings.REDIRECT_URI), state, scope: 'identify' }));
-  });
+  }, async (request, reply) => beginDiscordSignIn(app, request, reply, 'member', { next: safeNext(app, request.query.next) }, 'identify'));
 
   app.get('/api/accounts/chat/callback', {
     config: { auth: 'public' },
@@ -58,10 +43,7 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ chat_user_id: Type.String(), username: Type.String() }), 400: ErrorBody, 503: ErrorBody },
     },
   }, async (request, reply) => {
-    const read = readSession(request);
-    const session = read.status === 'ok' ? read.data : undefined;
-    const stateOk = !!request.query.state && session?.flow === 'member' && session.state === request.query.state && (session.stateExpires ?? 0) > Date.now();
-    if (!stateOk) auth.access.deny(request, 'oauth_state_mismatch', 'session');
+    const session = checkSignInState(app, request, 'member', request.query.state);
     if (!request.query.code) throw badRequest('Discord sent no code; start the sign-in again', 'invalid_oauth_code');
     let user;
     try {

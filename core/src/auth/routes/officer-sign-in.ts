@@ -9,9 +9,9 @@ import { Organization } from '../../entities/organization.js';
 import { badRequest, unauthorized, unavailable } from '../../http/errors.js';
 import { User } from '../entities.js';
 import { revokeJwt } from '../revocations.js';
-import { LOGIN_STATE_SECONDS, readSession, writeSession } from '../session.js';
+import { writeSession } from '../session.js';
 import { ACCESS_TOKEN_SECONDS, ISSUER, REFRESH_TOKEN_SECONDS, SIGN_IN_CODE_SECONDS, randomSecret, sha256 } from '../secrets.js';
-import { ErrorBody, secureCookies } from './shared.js';
+import { ErrorBody, beginDiscordSignIn, checkSignInState, secureCookies } from './shared.js';
 
 const TokenPair = Type.Object({
   access_token: Type.String(),
@@ -57,12 +57,7 @@ export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: Type.Object({ client: Type.Optional(Type.Union([Type.Literal('dashboard'), Type.Literal('app')])) }),
       response: { 503: ErrorBody },
     },
-  }, async (request, reply) => {
-    if (!settings.CLIENT_ID || !settings.REDIRECT_URI) throw unavailable('Discord sign-in is not configured (CLIENT_ID, REDIRECT_URI)', 'not_configured');
-    const state = randomSecret(24);
-    writeSession(reply, { ...currentSession(request), state, flow: 'officer', client: request.query.client ?? 'app', stateExpires: Date.now() + LOGIN_STATE_SECONDS * 1000 }, secureCookies(app));
-    return reply.redirect(auth.discord.authorizeRedirect({ redirectUri: settings.REDIRECT_URI, state }));
-  });
+  }, async (request, reply) => beginDiscordSignIn(app, request, reply, 'officer', { client: request.query.client ?? 'app' }));
 
   app.get('/api/auth/callback', {
     config: { auth: 'public' },
@@ -72,9 +67,7 @@ export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 400: ErrorBody, 503: ErrorBody },
     },
   }, async (request, reply) => {
-    const session = currentSession(request);
-    const stateOk = !!request.query.state && session?.flow === 'officer' && session.state === request.query.state && (session.stateExpires ?? 0) > Date.now();
-    if (!stateOk) auth.access.deny(request, 'oauth_state_mismatch', 'session');
+    const session = checkSignInState(app, request, 'officer', request.query.state);
     const base = clientBase(app, session?.client);
     if (!settings.BOT_TOKEN) throw unavailable('BOT_TOKEN is not configured: officer roles cannot be read', 'bot_unavailable');
     if (!request.query.code) return reply.redirect(`${base}/auth/?error=${encodeURIComponent(request.query.error ?? 'Sign-in cancelled')}`);
@@ -164,11 +157,6 @@ export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/auth/revoke', { config: { auth: 'public' }, schema: revokeSchema }, revoke);
   app.post('/api/auth/logout', { config: { auth: 'public' }, schema: { ...revokeSchema, summary: 'Sign out: same as revoke' } }, revoke);
 };
-
-function currentSession(request: FastifyRequest) {
-  const read = readSession(request);
-  return read.status === 'ok' ? read.data : undefined;
-}
 
 /** Our own JWT's id and expiry, for revoking it: the signature must be ours, an expired one may still be revoked. */
 export function verifyIgnoringExpiry(app: FastifyInstance, token: string): { jti: string; exp: number } | null {

@@ -1,7 +1,10 @@
 // Schemas and helpers shared by the sign-in routes.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { unavailable } from '../../http/errors.js';
 import type { AuthServices } from '../index.js';
+import { randomSecret } from '../secrets.js';
+import { LOGIN_STATE_SECONDS, readSession, writeSession, type SessionData } from '../session.js';
 
 export const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
 export const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
@@ -16,4 +19,39 @@ declare module 'fastify' {
 /** Session cookies are Secure wherever the service is served over https. */
 export function secureCookies(app: FastifyInstance): boolean {
   return app.quad.settings.NODE_ENV === 'production';
+}
+
+/** The session of the request when it is valid, else undefined. */
+export function currentSession(request: FastifyRequest): SessionData | undefined {
+  const read = readSession(request);
+  return read.status === 'ok' ? read.data : undefined;
+}
+
+/** Start a Discord sign-in: a fresh state in the session, then the redirect to Discord's authorize page. */
+export function beginDiscordSignIn(
+  app: FastifyInstance, request: FastifyRequest, reply: FastifyReply,
+  flow: NonNullable<SessionData['flow']>, extra: Pick<SessionData, 'client' | 'next'>, scope?: string,
+) {
+  const { CLIENT_ID, REDIRECT_URI } = app.quad.settings;
+  if (!CLIENT_ID || !REDIRECT_URI) throw unavailable('Discord sign-in is not configured (CLIENT_ID, REDIRECT_URI)', 'not_configured');
+  const state = randomSecret(24);
+  writeSession(reply, { ...currentSession(request), ...extra, state, flow, stateExpires: Date.now() + LOGIN_STATE_SECONDS * 1000 }, secureCookies(app));
+  const redirectUri = flow === 'officer' ? REDIRECT_URI : memberRedirectUri(REDIRECT_URI);
+  return reply.redirect(app.auth.discord.authorizeRedirect({ redirectUri, state, scope }));
+}
+
+/**
+ * The session of a Discord callback, after checking its state. A mismatch is the access decision
+ * oauth_state_mismatch (logged, and refused when ACCESS_ENFORCE is true).
+ */
+export function checkSignInState(app: FastifyInstance, request: FastifyRequest, flow: NonNullable<SessionData['flow']>, state: string | undefined): SessionData | undefined {
+  const session = currentSession(request);
+  const ok = !!state && session?.flow === flow && session.state === state && (session.stateExpires ?? 0) > Date.now();
+  if (!ok) app.auth.access.deny(request, 'oauth_state_mismatch', 'session');
+  return session;
+}
+
+/** The member callback: REDIRECT_URI's origin with /api/accounts/chat/callback. */
+export function memberRedirectUri(redirectUri: string): string {
+  return new URL('/api/accounts/chat/callback', redirectUri).toString();
 }
