@@ -20,13 +20,17 @@ import { startWorker, type Worker } from './jobs/worker.js';
 import { importPlugin, Registry } from './modules/registry.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
+import { LimitsEngine } from './limits/engine.js';
+import { limitsModule } from './limits/module.js';
+import { secretsModule } from './secrets/module.js';
+import { SecretStore } from './secrets/store.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /** Modules every Quad has, always on. */
-export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule];
+export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, limitsModule, secretsModule];
 
 export interface StartOptions {
   role?: Role;
@@ -102,7 +106,11 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const listener = new PgListener(url, log);
   const auth = createAuth(settings, listener, log);
   const orgs = new OrgCache(listener);
-  const services = createServices({ orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord });
+  const services = createServices({
+    orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord,
+    limits: new LimitsEngine(registry, (name) => source.raw(name)),
+    secrets: new SecretStore(registry, settings.SECRETS_KEY),
+  });
   for (const d of services.degraded) {
     log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
   }

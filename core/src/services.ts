@@ -8,6 +8,8 @@ import { recordError, type ErrorLogInput } from './events/error-log.js';
 import { startJob, type StartOptions, type StartedJob } from './jobs/start.js';
 import type { Registry } from './modules/registry.js';
 import type { DiscordClient } from './adapters/discord/index.js';
+import type { LimitsEngine } from './limits/engine.js';
+import type { SecretStore } from './secrets/store.js';
 
 export interface DegradedFeature { module: string; extension: string; without: string }
 
@@ -23,6 +25,10 @@ export interface CoreServices {
   readonly extensions: Readonly<Record<string, boolean>>;
   /** Discord through the bot credential (members, roles, messages, webhooks). */
   readonly discord: DiscordClient;
+  /** Count limits (`reserve`, 409) and rate limits (`consume`, 429) declared by manifests. */
+  readonly limits: LimitsEngine;
+  /** The org's encrypted secrets and which integrations they connect. */
+  readonly secrets: SecretStore;
   /** A module's own settings, resolved from its manifest's `settings` schema. */
   moduleSettings<T = Record<string, unknown>>(module: string): T;
   /** Store an event (a notification for its org) in the caller's transaction. */
@@ -38,6 +44,7 @@ export interface CoreServices {
 export function createServices(deps: {
   orm: MikroORM; settings: Settings; version: string; registry: Registry;
   extensions: Record<string, boolean>; moduleSettings: Map<string, Record<string, unknown>>; discord: DiscordClient;
+  limits: LimitsEngine; secrets: SecretStore;
 }): CoreServices {
   const release = deps.settings.RELEASE ?? deps.version;
   const degraded = deps.registry.modules.flatMap((m) => m.databaseExtensions
@@ -49,6 +56,8 @@ export function createServices(deps: {
     release,
     degraded: Object.freeze(degraded),
     discord: deps.discord,
+    limits: deps.limits,
+    secrets: deps.secrets,
     registry: deps.registry,
     extensions: Object.freeze({ ...deps.extensions }),
     moduleSettings: <T>(module: string) => (deps.moduleSettings.get(module) ?? {}) as T,

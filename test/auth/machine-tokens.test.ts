@@ -10,6 +10,7 @@ import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 // A module with an integration-backed scope, so `limits` has an integration to narrow.
 const github = defineModule({
   name: 'gh', title: 'GitHub tools', description: 'Scopes backed by GitHub', category: 'Tests',
+  integrations: [{ key: 'github', title: 'GitHub', description: 'Code hosting', secrets: [{ name: 'github.token', label: 'Token' }] }],
   scopes: [
     { name: 'gh:read', description: 'Read repos', integration: 'github' },
     { name: 'gh:write', description: 'Write repos', integration: 'github' },

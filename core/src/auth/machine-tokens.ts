@@ -39,20 +39,15 @@ function narrower(inner: string[] | undefined, outer: string[] | undefined): boo
   return inner.every((p) => outer.some((o) => o === p || patternRegExp(o).test(p)));
 }
 
-export function integrationNames(registry: Registry): Set<string> {
-  return new Set([...registry.scopes.values()].map((s) => s.integration).filter((i): i is string => !!i));
-}
-
 /** Check a create request against the registry and the creator; answers the limits the token gets. */
 export function checkTokenRequest(registry: Registry, body: TokenRequest, creator: TokenCreator): Record<string, IntegrationLimits> {
   for (const scope of body.scopes) {
     if (!registry.scopes.has(scope)) throw badRequest(`Unknown scope "${scope}"`, 'unknown_scope', { scope });
   }
   if (new Set(body.scopes).size !== body.scopes.length) throw badRequest('scopes lists a scope twice', 'duplicate_scope');
-  const integrations = integrationNames(registry);
   const limits = body.limits ?? {};
   for (const [name, value] of Object.entries(limits)) {
-    if (!integrations.has(name)) throw badRequest(`limits: unknown integration "${name}"`, 'unknown_integration', { integration: name });
+    if (!registry.integrations.has(name)) throw badRequest(`limits: unknown integration "${name}"`, 'unknown_integration', { integration: name });
     for (const field of ['repos', 'tools'] as const) {
       for (const pattern of value[field] ?? []) {
         if (!PATTERN.test(pattern)) throw badRequest(`limits.${name}.${field}: "${pattern}" is not a pattern (letters, digits, _ . - / : and *)`, 'invalid_limit_pattern');

@@ -32,6 +32,7 @@ export const SettingsSchema = Type.Object({
   ACCESS_ENFORCE: Type.Boolean({ default: false, description: 'refuse (true) or only log (false) access decisions that would deny' }),
   IDP_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.clerk.com/v1' }),
   IDP_SECRET_KEY: Type.Optional(Type.String({ minLength: 1, description: 'identity provider secret key (JWKS and user lookups)' })),
+  SECRETS_KEY: Type.Array(Type.String({ pattern: '^[A-Za-z0-9+/=_-]{43,88}$' }), { default: [], description: 'keys (32 bytes, base64) that encrypt org secrets, newest first, comma-separated; the first encrypts, all decrypt' }),
   IDP_AUTHORIZED_PARTIES: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'origins allowed in the identity-provider token azp, comma-separated' }),
 });
 

@@ -15,6 +15,8 @@ export function defineModule(manifest: ModuleManifest): Module {
     jobs: [],
     events: [],
     databaseExtensions: [],
+    integrations: [],
+    secrets: [],
     ...manifest,
   }) as Module;
 }

@@ -31,6 +31,7 @@ export const ManifestSchema = Type.Object({
     paidBy: Type.Optional(Type.Union([Type.Literal('org'), Type.Literal('metered'), Type.Literal('shared')])),
     description: Type.String({ minLength: 1 }),
     integrations: Type.Optional(Type.Array(Type.String())),
+    count: Type.Optional(Fn),
   }, { additionalProperties: false })),
   entities: Type.Array(Type.Object({}, { additionalProperties: true })),
   migrations: Type.Optional(Type.Any()), // a URL or a path, checked by the registry
@@ -61,6 +62,22 @@ export const ManifestSchema = Type.Object({
   }, { additionalProperties: false })),
   events: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' })),
   settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  integrations: Type.Array(Type.Object({
+    key: Type.String({ pattern: '^[a-z][a-z0-9_]{1,31}$' }),
+    title: Type.String({ minLength: 1 }),
+    description: Type.String({ minLength: 1 }),
+    secrets: Type.Array(Type.Object({
+      name: Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)?$' }),
+      label: Type.String({ minLength: 1 }),
+      optional: Type.Optional(Type.Boolean()),
+    }, { additionalProperties: false }), { minItems: 1 }),
+    remote: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: false })),
+  secrets: Type.Array(Type.Object({
+    name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
+    label: Type.String({ minLength: 1 }),
+    writeOnly: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: false })),
   databaseExtensions: Type.Array(Type.Object({
     name: Type.String({ minLength: 1 }),
     without: Type.String({ minLength: 1 }),

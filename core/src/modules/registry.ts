@@ -6,7 +6,7 @@ import { Value } from '@sinclair/typebox/value';
 import { parseCronItems } from 'graphile-worker';
 import { ManifestSchema } from './manifest-schema.js';
 import { defineModule } from './define.js';
-import type { JobDecl, LimitDecl, Module, ModuleManifest, ScopeDecl, ToolDecl } from './types.js';
+import type { IntegrationDecl, JobDecl, LimitDecl, Module, ModuleManifest, ScopeDecl, ToolDecl } from './types.js';
 
 export class ManifestError extends Error {
   constructor(plugin: string, field: string, problem: string) {
@@ -66,6 +66,9 @@ export class Registry {
   readonly limits = new Map<string, LimitDecl & { module: string }>();
   readonly tools = new Map<string, ToolDecl & { module: string }>();
   readonly jobs = new Map<string, JobDecl & { module: string }>();
+  readonly integrations = new Map<string, IntegrationDecl & { module: string }>();
+  /** Every org secret a module may store: integration secrets and module secrets, by name. */
+  readonly secrets = new Map<string, { name: string; label: string; writeOnly: boolean; module: string; integration: string | null; optional: boolean }>();
   private readonly byName = new Map<string, Module>();
 
   constructor(modules: Module[]) {
@@ -89,12 +92,24 @@ export class Registry {
       checkNamespace(mod, `limits[${i}].key`, l.key, '.');
       if (l.kind === 'rate' && !l.window) throw new ManifestError(mod.name, `limits[${i}].window`, 'a rate limit needs a window');
       if (this.limits.has(l.key)) throw new ManifestError(mod.name, `limits[${i}].key`, `"${l.key}" is declared twice`);
+      if (l.kind === 'count' && !l.count) throw new ManifestError(mod.name, `limits[${i}].count`, 'a count limit needs a count function');
       this.limits.set(l.key, { ...l, module: mod.name });
     });
     mod.tools.forEach((t, i) => {
       checkNamespace(mod, `tools[${i}].name`, t.name, '.');
       if (this.tools.has(t.name)) throw new ManifestError(mod.name, `tools[${i}].name`, `"${t.name}" is declared twice`);
       this.tools.set(t.name, { ...t, module: mod.name });
+    });
+    mod.integrations.forEach((integration, i) => {
+      if (this.integrations.has(integration.key)) throw new ManifestError(mod.name, `integrations[${i}].key`, `"${integration.key}" is declared twice`);
+      this.integrations.set(integration.key, { ...integration, module: mod.name });
+      integration.secrets.forEach((s, j) => this.addSecret(mod.name, `integrations[${i}].secrets[${j}].name`, {
+        name: s.name, label: s.label, writeOnly: true, module: mod.name, integration: integration.key, optional: s.optional ?? false,
+      }));
+    });
+    mod.secrets.forEach((s, i) => {
+      checkNamespace(mod, `secrets[${i}].name`, s.name, '.');
+      this.addSecret(mod.name, `secrets[${i}].name`, { name: s.name, label: s.label, writeOnly: s.writeOnly ?? true, module: mod.name, integration: null, optional: true });
     });
     mod.jobs.forEach((j, i) => {
       checkNamespace(mod, `jobs[${i}].name`, j.name, '.');
@@ -110,6 +125,11 @@ export class Registry {
     });
   }
 
+  private addSecret(module: string, field: string, secret: Registry['secrets'] extends Map<string, infer V> ? V : never) {
+    if (this.secrets.has(secret.name)) throw new ManifestError(module, field, `secret "${secret.name}" is declared twice`);
+    this.secrets.set(secret.name, secret);
+  }
+
   private checkReferences(mod: Module) {
     mod.tools.forEach((t, i) => {
       if (!this.scopes.has(t.scope)) throw new ManifestError(mod.name, `tools[${i}].scope`, `scope "${t.scope}" is not declared by any loaded module`);
@@ -117,6 +137,14 @@ export class Registry {
     mod.needs.forEach((n, i) => {
       if (n.kind === 'module' && !n.optional && !this.byName.has(n.key)) {
         throw new ManifestError(mod.name, `needs[${i}].key`, `needs module "${n.key}", which is not loaded (add it to PLUGINS)`);
+      }
+      if (n.kind === 'integration' && !this.integrations.has(n.key)) {
+        throw new ManifestError(mod.name, `needs[${i}].key`, `needs integration "${n.key}", which no loaded module declares`);
+      }
+    });
+    mod.scopes.forEach((s, i) => {
+      if (s.integration && !this.integrations.has(s.integration)) {
+        throw new ManifestError(mod.name, `scopes[${i}].integration`, `integration "${s.integration}" is not declared by any loaded module`);
       }
     });
   }

@@ -39,6 +39,40 @@ export interface LimitDecl {
   description: string;
   /** Integrations whose deployment default this limit meters. Default: []. */
   integrations?: string[];
+  /**
+   * Count limits: how many the org has now (the limits engine checks it under a lock before each create, and
+   * shows it as the use). Required for count limits.
+   */
+  count?: (em: EntityManager, orgId: number) => Promise<number>;
+}
+
+export interface IntegrationSecretDecl {
+  /** Secret name in the org's secrets, `<integration>.<name>` or the integration key itself. */
+  name: string;
+  label: string;
+  /** Optional secrets do not count for "connected". Default: false. */
+  optional?: boolean;
+}
+
+/** An external service an org connects by storing its credentials as org secrets. */
+export interface IntegrationDecl {
+  /** e.g. `github`, `embeddings`, `pod_provider`. Needs of kind `integration` name it. */
+  key: string;
+  title: string;
+  description: string;
+  /** The secrets that connect it; connected when every required one is set. */
+  secrets: IntegrationSecretDecl[];
+  /** Its tools come from the service's own MCP server. Default: false. */
+  remote?: boolean;
+}
+
+/** A secret a module stores for an org outside any integration (e.g. a feed's webhook address). */
+export interface SecretDecl {
+  /** `<module>.<name>`. */
+  name: string;
+  label: string;
+  /** Never shown again once set (only whether it is set). Every secret is write-only over the API; this marks it in listings. */
+  writeOnly?: boolean;
 }
 
 export interface NeedDecl {
@@ -137,6 +171,10 @@ export interface ModuleManifest {
   events?: string[];
   /** Settings this module reads, resolved like the core's (config files, environment). Default: none. */
   settings?: TObject;
+  /** External services this module lets orgs connect (through org secrets). Default: []. */
+  integrations?: IntegrationDecl[];
+  /** Org secrets this module keeps outside integrations. Default: []. */
+  secrets?: SecretDecl[];
   /** PostgreSQL extensions the module works better with; missing ones are reported as degraded at start. */
   databaseExtensions?: DatabaseExtensionDecl[];
 }
