@@ -13,7 +13,7 @@ t.test('a valid manifest is indexed', async (t) => {
   const registry = build({
     ...base,
     scopes: [{ name: 'demo:read', description: 'read' }],
-    limits: [{ key: 'demo.things', kind: 'count', default: 10, description: 'things' }],
+    limits: [{ key: 'demo.things', kind: 'count', default: 10, description: 'things', count: async () => 0 }],
     tools: [{ name: 'demo.look', description: 'look', scope: 'demo:read', input: Type.Object({}), handler }],
     jobs: [{ name: 'demo.sweep', cron: '*/5 * * * *', handler }],
   });
@@ -33,7 +33,15 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
   ['bad scope form', [{ ...base, scopes: [{ name: 'demo.read', description: 'x' }] }], /^Plugin "demo": scopes\/0\/name|^Plugin "demo": scopes\.0\.name: /],
   ['limit outside namespace', [{ ...base, limits: [{ key: 'mcp.calls', kind: 'count', default: 1, description: 'x' }] }], /^Plugin "demo": limits\[0\]\.key: "mcp\.calls" is outside/],
   ['rate without window', [{ ...base, limits: [{ key: 'demo.calls', kind: 'rate', default: 1, description: 'x' }] }], /^Plugin "demo": limits\[0\]\.window: a rate limit needs a window/],
-  ['negative limit default', [{ ...base, limits: [{ key: 'demo.calls', kind: 'count', default: -1, description: 'x' }] }], /^Plugin "demo": limits\.0\.default: /],
+  ['negative limit default', [{ ...base, limits: [{ key: 'demo.calls', kind: 'count', default: -1, description: 'x', count: async () => 0 }] }], /^Plugin "demo": limits\.0\.default: /],
+  ['count limit without a count', [{ ...base, limits: [{ key: 'demo.things', kind: 'count', default: 1, description: 'x' }] }], /^Plugin "demo": limits\[0\]\.count: a count limit needs a count function/],
+  ['need of an undeclared integration', [{ ...base, needs: [{ key: 'github', label: 'GitHub', kind: 'integration' }] }], /^Plugin "demo": needs\[0\]\.key: needs integration "github", which no loaded module declares/],
+  ['scope of an undeclared integration', [{ ...base, scopes: [{ name: 'demo:read', description: 'x', integration: 'github' }] }], /^Plugin "demo": scopes\[0\]\.integration: /],
+  ['duplicate integration', [
+    { ...base, integrations: [{ key: 'github', title: 'G', description: 'd', secrets: [{ name: 'github.token', label: 'T' }] }] },
+    { ...base, name: 'other', integrations: [{ key: 'github', title: 'G', description: 'd', secrets: [{ name: 'github.key', label: 'T' }] }] },
+  ], /^Plugin "other": integrations\[0\]\.key: "github" is declared twice/],
+  ['module secret outside namespace', [{ ...base, secrets: [{ name: 'feeds.webhook', label: 'W' }] }], /^Plugin "demo": secrets\[0\]\.name: "feeds\.webhook" is outside/],
   ['tool outside namespace', [{ ...base, scopes: [{ name: 'demo:read', description: 'x' }], tools: [{ name: 'other.look', description: 'x', scope: 'demo:read', input: Type.Object({}), handler }] }], /^Plugin "demo": tools\[0\]\.name: "other\.look" is outside/],
   ['tool with undeclared scope', [{ ...base, tools: [{ name: 'demo.look', description: 'x', scope: 'demo:nothing', input: Type.Object({}), handler }] }], /^Plugin "demo": tools\[0\]\.scope: scope "demo:nothing" is not declared/],
   ['tool without handler', [{ ...base, scopes: [{ name: 'demo:read', description: 'x' }], tools: [{ name: 'demo.look', description: 'x', scope: 'demo:read', input: Type.Object({}) } as never] }], /^Plugin "demo": tools\.0\.handler: /],
