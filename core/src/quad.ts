@@ -22,6 +22,8 @@ import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
 import { limitsModule } from './limits/module.js';
+import { orgModule } from './orgs/module.js';
+import { adminModule } from './admin/module.js';
 import { secretsModule } from './secrets/module.js';
 import { SecretStore } from './secrets/store.js';
 
@@ -30,7 +32,7 @@ export type Role = 'api' | 'worker' | 'all';
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /** Modules every Quad has, always on. */
-export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, limitsModule, secretsModule];
+export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule];
 
 export interface StartOptions {
   role?: Role;

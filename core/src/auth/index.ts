@@ -6,6 +6,7 @@ import { DiscordClient } from '../adapters/discord/index.js';
 import { IdpClient } from '../adapters/idp/index.js';
 import type { Settings } from '../config/schema.js';
 import { AccessControl } from './access.js';
+import { BotStatus } from '../admin/bot-status.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
 import { RevocationList } from './revocations.js';
 import type { PgListener } from '../db/listener.js';
@@ -16,6 +17,8 @@ export interface AuthServices {
   idp: IdpClient;
   access: AccessControl;
   revocations: RevocationList;
+  /** Whether the bot answers (superadmin routes are 503 while it does not). */
+  bot: BotStatus;
   keys: KeyPair;
   /** Signs session cookies. */
   secretKey: string;
@@ -40,6 +43,7 @@ export function createAuth(settings: Settings, listener: PgListener, log: Fastif
     idp,
     access,
     revocations,
+    bot: new BotStatus(discord),
     keys: loadOrCreateKeyPair(dataDir),
     secretKey: loadOrCreateSecretKey(dataDir, settings.SECRET_KEY, () => randomSecret(48)),
   };

@@ -157,6 +157,8 @@ export function createPolicies(auth: AuthServices) {
         const caller = request.caller as OfficerCaller;
         // Superadmin routes ignore ACCESS_ENFORCE: everyone else is refused.
         if (!auth.access.isSuperadmin(caller.chatUserId)) auth.access.deny(request, 'not_superadmin', caller.credential, { always: true });
+        const bot = await auth.bot.health();
+        if (!bot.available) throw new HttpError(503, `The Discord bot is unavailable: ${bot.error}`, 'bot_unavailable');
       },
     },
     member: {

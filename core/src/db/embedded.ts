@@ -15,6 +15,27 @@ export interface EmbeddedDatabase {
 
 const DATABASE = 'quad';
 
+/**
+ * The embedded database of this data folder: the one already running (another `quad` command, e.g. `npm start`
+ * while an operator runs `quad org add`), or a new one.
+ */
+export async function useEmbeddedPostgres(opts: { dataDir: string; port?: number; log?: (msg: string) => void }): Promise<EmbeddedDatabase> {
+  const port = opts.port ?? 54329;
+  const url = `postgres://postgres:postgres@127.0.0.1:${port}/${DATABASE}`;
+  if (existsSync(path.join(opts.dataDir, 'postmaster.pid'))) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      opts.log?.(`Embedded PostgreSQL: using the server already running on 127.0.0.1:${port}`);
+      return { url, stop: async () => {} };
+    } catch {
+      await client.end().catch(() => {});
+    }
+  }
+  return startEmbeddedPostgres(opts);
+}
+
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port?: number;

@@ -17,6 +17,8 @@ export const Organization = defineEntity({
     modules: p.json<Record<string, boolean>>().default('{}'),
     /** Org config store (e.g. `dashboard.resolved`, module settings). */
     config: p.json<Record<string, unknown>>().default('{}'),
+    /** May publish shared content (submodules); set by the superadmin. */
+    publisher: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -18,6 +18,7 @@ import type { OrgCache } from '../orgs/org-cache.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { resolveOrg } from './org-resolver.js';
+import { validatorCompiler } from './validation.js';
 import './types.js';
 
 export interface HttpAppOptions {
@@ -39,8 +40,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler());
 
   app.decorate('quad', Object.assign(Object.create(services), { orm }));
   app.decorateRequest('em', null as never);

@@ -57,7 +57,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
 }
 
-async function runTask(options: WorkerOptions, job: JobDecl, raw: Record<string, unknown>, helpers: JobHelpers) {
+async function runTask(options: WorkerOptions, job: JobDecl & { module: string }, raw: Record<string, unknown>, helpers: JobHelpers) {
   const { orm, services, log } = options;
   const { [RUN_ID]: runId, [RUN_ORG]: orgId, _cron, ...payload } = raw ?? {};
   const attempt = helpers.job.attempts;
@@ -75,6 +75,11 @@ async function runTask(options: WorkerOptions, job: JobDecl, raw: Record<string,
   const org = run.orgId == null ? null : await em.findOne(Organization, run.orgId);
   if (run.orgId != null && !org) {
     await finishRun(options, job, run, new Error(`Org ${run.orgId} no longer exists`), true, jobLog);
+    return;
+  }
+  if (org && !services.registry.isEnabled(org.modules, job.module)) {
+    // The module was switched off after the job was queued: its jobs disappear with it.
+    await orm.em.fork().nativeUpdate(JobRun, { id: run.id }, { status: 'skipped', error: `the ${job.module} module is off for this org`, finishedAt: new Date() }, { filters: false });
     return;
   }
   try {

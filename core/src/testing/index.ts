@@ -61,7 +61,7 @@ export interface TestApp extends Quad {
   createOrg(fields: Partial<OrgFields> & { prefix: string }): Promise<OrganizationEntity>;
   /** Change an org directly in the database, and drop it from this process's org cache. */
   updateOrg(orgId: number, fields: Partial<OrgFields>): Promise<void>;
-  /** Wait until a job run is finished (succeeded or failed) and return it. */
+  /** Wait until a job run is finished (succeeded, failed or skipped) and return it. */
   waitForRun(runId: number, timeoutMs?: number): Promise<JobRunEntity>;
 }
 
@@ -127,7 +127,7 @@ async function waitForRun(orm: MikroORM, runId: number, timeoutMs = 15_000): Pro
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const run = await orm.em.fork().findOneOrFail(JobRun, { id: runId }, { filters: false });
-    if (run.status === 'succeeded' || run.status === 'failed') return run;
+    if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'skipped') return run;
     if (Date.now() > deadline) throw new Error(`job run ${runId} still ${run.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -1,0 +1,97 @@
+// Module switches of an org: the Explore listing (with needs and whether they are connected) and switching
+// modules on or off. A module cannot be switched on until its needs are connected, nor off while an enabled
+// module needs it. Switching off keeps the module's data.
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Organization } from '../entities/organization.js';
+import { badRequest, conflict } from '../http/errors.js';
+import type { Registry } from '../modules/registry.js';
+import type { Module, NeedDecl } from '../modules/types.js';
+import type { SecretStore } from '../secrets/store.js';
+import type { OrgSnapshot } from './org-cache.js';
+
+export interface NeedStatus { key: string; label: string; kind: NeedDecl['kind']; optional: boolean; connected: boolean }
+
+export interface ModuleListing {
+  name: string;
+  title: string;
+  description: string;
+  category: string;
+  /** Add or Remove is possible now: the module is on, or its needs are connected. */
+  switchable: boolean;
+  enabled: boolean;
+  /** Every required need is connected. */
+  ready: boolean;
+  needs: NeedStatus[];
+  submodules: { name: string; title: string }[];
+}
+
+/** The switches a new org starts with: every module that declares `defaultEnabled`. */
+export function defaultModules(registry: Registry): Record<string, boolean> {
+  return Object.fromEntries(registry.modules.filter((m) => !m.core && m.defaultEnabled).map((m) => [m.name, true]));
+}
+
+async function needStatus(em: EntityManager, secrets: SecretStore, registry: Registry, orgId: number, switches: Record<string, boolean>, need: NeedDecl): Promise<NeedStatus> {
+  const connected = need.kind === 'module'
+    ? registry.isEnabled(switches, need.key)
+    : await secrets.connected(em, orgId, need.key);
+  return { key: need.key, label: need.label, kind: need.kind, optional: need.optional ?? false, connected };
+}
+
+export async function listModules(em: EntityManager, registry: Registry, secrets: SecretStore, org: Pick<OrgSnapshot, 'id' | 'modules'>) {
+  const optional = registry.modules.filter((m) => !m.core);
+  const modules: ModuleListing[] = [];
+  for (const mod of optional) {
+    const needs = await Promise.all(mod.needs.map((n) => needStatus(em, secrets, registry, org.id, org.modules, n)));
+    const enabled = registry.isEnabled(org.modules, mod.name);
+    const ready = needs.every((n) => n.optional || n.connected);
+    modules.push({
+      name: mod.name, title: mod.title, description: mod.description, category: mod.category,
+      switchable: enabled || ready, enabled, ready, needs, submodules: [],
+    });
+  }
+  return { modules, categories: [...new Set(optional.map((m) => m.category))].sort() };
+}
+
+export interface SwitchResult { changed: Record<string, boolean>; modules: Record<string, boolean> }
+
+/**
+ * Apply `{ name: on }` switches in one transaction (row lock on the org, so concurrent switches do not lose
+ * each other's changes). 400 for unknown or core modules; 409 when a module's needs are missing or an
+ * enabled module needs one being switched off.
+ */
+export async function switchModules(em: EntityManager, registry: Registry, secrets: SecretStore, orgId: number, wanted: Record<string, boolean>): Promise<SwitchResult> {
+  for (const [name, on] of Object.entries(wanted)) {
+    const mod = registry.get(name);
+    if (!mod) throw badRequest(`Unknown module "${name}"`, 'unknown_module', { module: name });
+    if (mod.core) throw badRequest(`"${name}" is a core module and is always on`, 'core_module', { module: name });
+    if (typeof on !== 'boolean') throw badRequest(`modules.${name} must be true or false`, 'validation');
+  }
+  return em.transactional(async (tem) => {
+    const org = await tem.findOneOrFail(Organization, { id: orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const next = { ...org.modules, ...wanted };
+    const turningOn = Object.entries(wanted).filter(([name, on]) => on && !registry.isEnabled(org.modules, name)).map(([n]) => registry.get(n)!);
+    for (const mod of turningOn) {
+      const missing = (await Promise.all(mod.needs.filter((n) => !n.optional).map((n) => needStatus(tem, secrets, registry, orgId, next, n))))
+        .filter((n) => !n.connected);
+      if (missing.length) {
+        throw conflict(`${mod.title} needs ${missing.map((m) => m.label).join(', ')} first`, 'needs_missing', {
+          module: mod.name, missing: missing.map(({ key, label, kind }) => ({ key, label, kind })),
+        });
+      }
+    }
+    const turningOff = Object.entries(wanted).filter(([name, on]) => !on && registry.isEnabled(org.modules, name)).map(([n]) => n);
+    for (const name of turningOff) {
+      const dependents = registry.modules.filter((m: Module) => registry.isEnabled(next, m.name) && m.needs.some((n) => n.kind === 'module' && n.key === name && !n.optional));
+      if (dependents.length) {
+        throw conflict(`${dependents.map((d) => d.title).join(', ')} need${dependents.length === 1 ? 's' : ''} ${registry.get(name)!.title}; switch ${dependents.length === 1 ? 'it' : 'them'} off first`, 'needed_by', {
+          module: name, needed_by: dependents.map((d) => d.name),
+        });
+      }
+    }
+    const changed = Object.fromEntries(Object.entries(wanted).filter(([name, on]) => registry.isEnabled(org.modules, name) !== on));
+    org.modules = next;
+    await tem.flush();
+    return { changed, modules: next };
+  });
+}
