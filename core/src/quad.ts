@@ -23,6 +23,9 @@ import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
 import { limitsModule } from './limits/module.js';
 import { orgModule } from './orgs/module.js';
+import { mcpModule, modulesModule } from './tools/module.js';
+import { ToolService } from './tools/tool-service.js';
+import { buildMcpApp } from './tools/mcp-server.js';
 import { adminModule } from './admin/module.js';
 import { secretsModule } from './secrets/module.js';
 import { SecretStore } from './secrets/store.js';
@@ -32,7 +35,7 @@ export type Role = 'api' | 'worker' | 'all';
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /** Modules every Quad has, always on. */
-export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule];
+export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule, mcpModule, modulesModule];
 
 export interface StartOptions {
   role?: Role;
@@ -59,6 +62,9 @@ export interface Quad {
   app: FastifyInstance | null;
   /** The job runner, when the role includes it. */
   worker: Worker | null;
+  /** The MCP tool server on TOOL_PORT, when the role includes the API. */
+  mcp: FastifyInstance | null;
+  tools: ToolService;
   close(): Promise<void>;
 }
 
@@ -94,6 +100,8 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const role = options.role ?? 'all';
   const source = options.source ?? new ConfigSource();
   const { settings, registry, moduleSettings } = await loadRegistry(source, options.modules);
+  // Checks SECRETS_KEY before anything touches the database.
+  const secrets = new SecretStore(registry, settings.SECRETS_KEY);
   const log = options.logger ?? createLogger(settings.LOG_LEVEL);
   const url = settings.DATABASE_URL;
   if (!url) throw new ConfigError(['DATABASE_URL: is required here (the run command starts an embedded database when it is unset)']);
@@ -111,7 +119,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const services = createServices({
     orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord,
     limits: new LimitsEngine(registry, (name) => source.raw(name)),
-    secrets: new SecretStore(registry, settings.SECRETS_KEY),
+    secrets,
   });
   for (const d of services.degraded) {
     log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
@@ -119,20 +127,27 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const policies = new AuthPolicies();
   registerAuthPolicies(policies, auth);
 
+  const tools = new ToolService(orm, services, log);
   let app: FastifyInstance | null = null;
+  let mcp: FastifyInstance | null = null;
   let worker: Worker | null = null;
   try {
     if (role !== 'worker') {
       await listener.start();
-      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, version: VERSION, logger: log });
+      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, version: VERSION, logger: log });
+      mcp = await buildMcpApp({ orm, orgs, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
       await app.ready();
-      if (options.listen !== false) await app.listen({ port: settings.PORT, host: settings.HOST });
+      if (options.listen !== false) {
+        await app.listen({ port: settings.PORT, host: settings.HOST });
+        await mcp.listen({ port: settings.TOOL_PORT, host: settings.HOST });
+      }
     }
     if (role !== 'api') {
       worker = await startWorker({ connectionString: url, orm, services, log, concurrency: settings.JOB_THREADS });
     }
   } catch (err) {
     await app?.close();
+    await mcp?.close();
     await listener.stop();
     await orm.close();
     throw err;
@@ -141,9 +156,10 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= (async () => {
     await app?.close(); // stop taking requests first
+    await mcp?.close();
     await worker?.stop(); // then let running jobs finish and release their locks
     await listener.stop();
     await orm.close();
   })());
-  return { settings, registry, orm, services, policies, auth, orgs, log, app, worker, close };
+  return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, worker, close };
 }

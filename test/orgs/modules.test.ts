@@ -17,12 +17,12 @@ t.test('module switches', async (t) => {
     t.same(body.modules.map((m: { name: string }) => m.name), ['wallet', 'shop', 'mirror'], 'core modules are not listed');
     const shop = body.modules.find((m: { name: string }) => m.name === 'shop');
     t.same(shop, {
-      name: 'shop', title: 'Shop', description: 'Spend points', category: 'Engagement', switchable: true, enabled: false, ready: true,
-      needs: [{ key: 'wallet', label: 'Wallet module', kind: 'module', optional: false, connected: true }], submodules: [],
+      name: 'shop', title: 'Shop', description: 'Spend points', category: 'Engagement', switchable: false, enabled: false, ready: false,
+      needs: [{ key: 'wallet', label: 'Wallet module', kind: 'module', optional: false, connected: false }], submodules: [],
     });
     const mirror = body.modules.find((m: { name: string }) => m.name === 'mirror');
     t.match(mirror, { enabled: false, ready: false, switchable: false });
-    t.same(mirror.needs.map((n: { key: string; connected: boolean; optional: boolean }) => [n.key, n.connected, n.optional]), [['git', false, false], ['wallet', true, true]]);
+    t.same(mirror.needs.map((n: { key: string; connected: boolean; optional: boolean }) => [n.key, n.connected, n.optional]), [['git', false, false], ['wallet', false, true]]);
   });
 
   t.test('new orgs get the default set', async (t) => {

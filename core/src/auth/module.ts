@@ -6,6 +6,7 @@ import { appTokenRoutes } from './routes/app-tokens.js';
 import { memberSignInRoutes } from './routes/member-sign-in.js';
 import { officerSignInRoutes } from './routes/officer-sign-in.js';
 import { orgTokenRoutes } from './routes/org-tokens.js';
+import { tokensCreate, tokensList, tokensRevoke } from '../tools/core-tools.js';
 
 const pruneJob = defineJob({
   name: 'auth.prune',
@@ -41,4 +42,5 @@ export const tokensModule = defineModule({
   core: true,
   scopes: [{ name: 'tokens:manage', description: 'Create, list and revoke the org\'s machine tokens (a new token gets at most this token\'s scopes and limits)' }],
   routes: orgTokenRoutes,
+  tools: [tokensList, tokensCreate, tokensRevoke],
 });

@@ -19,6 +19,9 @@ export const SettingsSchema = Type.Object({
   RELEASE: Type.Optional(Type.String({ description: 'release name in logs, /health and the error log; default the package version' })),
   PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment' }),
 
+  TOOL_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8001, description: 'port of the MCP tool server (path /mcp)' }),
+  TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
+
   // Sign-in and access (spec document 1, "Authentication")
   SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'signs session cookies; unset: a random key kept in DATA_DIR/secret_key' })),
   CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application id' })),

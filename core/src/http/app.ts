@@ -15,6 +15,7 @@ import type { CoreServices } from '../services.js';
 import type { AuthPolicies } from './auth-policies.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OrgCache } from '../orgs/org-cache.js';
+import type { ToolService } from '../tools/tool-service.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { resolveOrg } from './org-resolver.js';
@@ -29,6 +30,7 @@ export interface HttpAppOptions {
   policies: AuthPolicies;
   auth: AuthServices;
   orgs: OrgCache;
+  tools: ToolService;
   version: string;
   logger: FastifyBaseLogger;
 }
@@ -51,6 +53,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
 
   app.decorate('auth', options.auth);
   app.decorate('orgs', options.orgs);
+  app.decorate('tools', options.tools);
   await app.register(cookie, { secret: options.auth.secretKey });
   await app.register(jwt, {
     secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },

@@ -49,6 +49,7 @@ export const ManifestSchema = Type.Object({
       idempotent: Type.Optional(Type.Boolean()),
     }, { additionalProperties: false })),
     confirm: Type.Optional(Type.Boolean()),
+    preview: Type.Optional(Fn),
     handler: Fn,
   }, { additionalProperties: false })),
   jobs: Type.Array(Type.Object({

@@ -86,9 +86,21 @@ export interface NeedDecl {
 
 export interface ToolAnnotations { readOnly?: boolean; destructive?: boolean; idempotent?: boolean }
 
+/** The machine token a tool runs for. */
+export interface ToolCaller {
+  /** `machine:<token id>`, for the audit log. */
+  actor: string;
+  tokenId: number;
+  scopes: string[];
+  /** The token's per-integration limits (repos and tools patterns). */
+  limits: Record<string, { repos?: string[]; tools?: string[] }>;
+}
+
 export interface ToolContext {
+  /** A fork bound to the token's org, inside the call's transaction. */
   em: EntityManager;
   org: OrgSnapshot;
+  caller: ToolCaller;
   log: FastifyBaseLogger;
   services: CoreServices;
 }
@@ -106,6 +118,8 @@ export interface ToolDecl<I extends TSchema = TSchema> {
   annotations?: ToolAnnotations;
   /** Destructive tools answer `confirm_required` with a preview until called with `confirm: true`. Default: false. */
   confirm?: boolean;
+  /** What a confirm tool would do, shown with `confirm_required`. Default: the tool name and its input. */
+  preview?: (ctx: ToolContext, input: Static<I>) => Promise<unknown>;
   handler: (ctx: ToolContext, input: Static<I>) => Promise<unknown>;
 }
 

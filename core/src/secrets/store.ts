@@ -1,27 +1,184 @@
-// Org secrets (to be completed): encrypted with SECRETS_KEY, write-only over the API.
+// Org secrets: encrypted with SECRETS_KEY (see crypto.ts), write-only over the API. Modules read a value with
+// get() on the server; listings only say whether each declared secret is set. Every query names its org
+// explicitly (raw SQL, which the org filter does not cover), so one org never reads another's rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { badRequest, HttpError } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
+import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, secretAad, type SecretKey } from './crypto.js';
+
+export const MAX_SECRET_LENGTH = 8192;
+
+/** A declared secret and whether the org has set it. Never the value. */
+export interface SecretStatus {
+  name: string;
+  label: string;
+  module: string;
+  integration: string | null;
+  /** Integration secrets: false when it counts for "connected". Module secrets are always optional. */
+  optional: boolean;
+  writeOnly: boolean;
+  set: boolean;
+  updatedAt: Date | null;
+  updatedBy: string | null;
+}
+
+export interface IntegrationStatus {
+  key: string;
+  title: string;
+  description: string;
+  module: string;
+  remote: boolean;
+  /** Every required secret is set. */
+  connected: boolean;
+  secrets: { name: string; label: string; optional: boolean; set: boolean }[];
+}
+
+export interface RotateResult {
+  /** Rows re-encrypted with the first key. */
+  rotated: number;
+  /** Rows already on the first key. */
+  current: number;
+}
+
+interface Row { organization_id: number; name: string; ciphertext: string; key_id: string; updated_at: Date; updated_by: string | null }
 
 export class SecretStore {
-  constructor(readonly registry: Registry, readonly keys: string[]) {}
+  private readonly parsed: SecretKey[];
 
-  async get(_em: EntityManager, _orgId: number, _name: string): Promise<string | null> {
-    throw new Error('secret store: get() is being written');
+  /** Throws a ConfigError naming SECRETS_KEY when a key is not 32 bytes of base64. An empty list is allowed. */
+  constructor(readonly registry: Registry, readonly keys: string[]) {
+    this.parsed = parseSecretKeys(keys);
   }
 
-  async set(_em: EntityManager, _orgId: number, _name: string, _value: string): Promise<void> {
-    throw new Error('secret store: set() is being written');
+  /** Are keys configured (can secrets be set and read)? */
+  get configured(): boolean {
+    return this.parsed.length > 0;
   }
 
-  async names(_em: EntityManager, _orgId: number): Promise<Set<string>> {
-    throw new Error('secret store: names() is being written');
+  /** Id of the key new values are encrypted with, or null without SECRETS_KEY. */
+  get currentKeyId(): string | null {
+    return this.parsed[0]?.id ?? null;
   }
 
-  /** Is every required secret of the integration set for the org? */
+  /** 400 `unknown_secret` unless a loaded module declares the name. */
+  declared(name: string) {
+    const decl = this.registry.secrets.get(name);
+    if (!decl) throw badRequest(`Unknown secret "${name}": no loaded module declares it`, 'unknown_secret', { name });
+    return decl;
+  }
+
+  private requireKeys(): SecretKey[] {
+    if (!this.parsed.length) {
+      throw new HttpError(503, `Org secrets are not configured: the operator must set SECRETS_KEY (${GENERATE_KEY_HINT})`, 'secrets_unconfigured');
+    }
+    return this.parsed;
+  }
+
+  /** The decrypted value, or null when not set. For modules on the server only; never send it to a client. */
+  async get(em: EntityManager, orgId: number, name: string): Promise<string | null> {
+    this.declared(name);
+    const keys = this.requireKeys();
+    const [row] = await em.execute<Row[]>(
+      'select ciphertext from org_secrets where organization_id = ? and name = ?', [orgId, name]);
+    if (!row) return null;
+    return decryptSecret(keys, row.ciphertext, secretAad(orgId, name), `"${name}" of org ${orgId}`);
+  }
+
+  /** Encrypt and store (insert or replace). `by` is the actor recorded as updated_by. */
+  async set(em: EntityManager, orgId: number, name: string, value: string, by: string | null = null): Promise<{ updatedAt: Date }> {
+    this.declared(name);
+    if (typeof value !== 'string' || value.length === 0) throw badRequest('A secret value must be a non-empty string', 'validation', { field: 'value' });
+    if (value.length > MAX_SECRET_LENGTH) throw badRequest(`A secret value has at most ${MAX_SECRET_LENGTH} characters`, 'validation', { field: 'value' });
+    const keys = this.requireKeys();
+    const { ciphertext, keyId } = encryptSecret(keys, value, secretAad(orgId, name));
+    const [row] = await em.execute<{ updated_at: Date }[]>(
+      `insert into org_secrets (organization_id, name, ciphertext, key_id, updated_at, updated_by)
+       values (?, ?, ?, ?, now(), ?)
+       on conflict (organization_id, name) do update
+         set ciphertext = excluded.ciphertext, key_id = excluded.key_id, updated_at = excluded.updated_at, updated_by = excluded.updated_by
+       returning updated_at`,
+      [orgId, name, ciphertext, keyId, by]);
+    return { updatedAt: new Date(row.updated_at) };
+  }
+
+  /** Remove the secret; true when it was set. Needs no key. */
+  async delete(em: EntityManager, orgId: number, name: string): Promise<boolean> {
+    this.declared(name);
+    const rows = await em.execute<{ name: string }[]>(
+      'delete from org_secrets where organization_id = ? and name = ? returning name', [orgId, name]);
+    return rows.length > 0;
+  }
+
+  /** Names of the org's set secrets. Needs no key. */
+  async names(em: EntityManager, orgId: number): Promise<Set<string>> {
+    const rows = await em.execute<{ name: string }[]>('select name from org_secrets where organization_id = ?', [orgId]);
+    return new Set(rows.map((r) => r.name));
+  }
+
+  /** Every declared secret with whether the org has set it, for listings. Never the value. Needs no key. */
+  async list(em: EntityManager, orgId: number): Promise<SecretStatus[]> {
+    const rows = await em.execute<Pick<Row, 'name' | 'updated_at' | 'updated_by'>[]>(
+      'select name, updated_at, updated_by from org_secrets where organization_id = ?', [orgId]);
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    return [...this.registry.secrets.values()].map((s) => {
+      const row = byName.get(s.name);
+      return {
+        name: s.name, label: s.label, module: s.module, integration: s.integration, optional: s.optional, writeOnly: s.writeOnly,
+        set: !!row, updatedAt: row ? new Date(row.updated_at) : null, updatedBy: row?.updated_by ?? null,
+      };
+    });
+  }
+
+  /** Is every required secret of the integration set for the org? False for an undeclared integration. */
   async connected(em: EntityManager, orgId: number, integration: string): Promise<boolean> {
     const decl = this.registry.integrations.get(integration);
     if (!decl) return false;
     const set = await this.names(em, orgId);
     return decl.secrets.every((s) => s.optional || set.has(s.name));
+  }
+
+  /** Every declared integration, whether the org has connected it, and its secrets' status. */
+  async integrations(em: EntityManager, orgId: number): Promise<IntegrationStatus[]> {
+    const set = await this.names(em, orgId);
+    return [...this.registry.integrations.values()].map((i) => ({
+      key: i.key, title: i.title, description: i.description, module: i.module, remote: i.remote ?? false,
+      connected: i.secrets.every((s) => s.optional || set.has(s.name)),
+      secrets: i.secrets.map((s) => ({ name: s.name, label: s.label, optional: s.optional ?? false, set: set.has(s.name) })),
+    }));
+  }
+
+  /**
+   * Re-encrypt every secret of every org that is not on the first key (after putting a new key first in
+   * SECRETS_KEY). Keeps updated_at and updated_by. Idempotent; a row changed meanwhile is left to its writer.
+   * Throws SecretDecryptError when a row's key is no longer listed (nothing after it is lost: run again once fixed).
+   */
+  async rotate(em: EntityManager, options: { batch?: number } = {}): Promise<RotateResult> {
+    const keys = this.requireKeys();
+    const current = keys[0].id;
+    const batch = options.batch ?? 500;
+    let rotated = 0;
+    let after: [number, string] = [0, ''];
+    for (;;) {
+      const rows = await em.execute<Row[]>(
+        `select organization_id, name, ciphertext from org_secrets
+         where key_id <> ? and (organization_id, name) > (?, ?)
+         order by organization_id, name limit ?`,
+        [current, after[0], after[1], batch]);
+      for (const row of rows) {
+        const aad = secretAad(row.organization_id, row.name);
+        const plain = decryptSecret(keys, row.ciphertext, aad, `"${row.name}" of org ${row.organization_id}`);
+        const next = encryptSecret(keys, plain, aad);
+        const done = await em.execute<{ name: string }[]>(
+          `update org_secrets set ciphertext = ?, key_id = ?
+           where organization_id = ? and name = ? and ciphertext = ? returning name`,
+          [next.ciphertext, next.keyId, row.organization_id, row.name, row.ciphertext]);
+        rotated += done.length;
+      }
+      if (rows.length < batch) break;
+      const last = rows[rows.length - 1];
+      after = [last.organization_id, last.name];
+    }
+    const [{ n }] = await em.execute<{ n: number }[]>('select count(*)::int as n from org_secrets where key_id = ?', [current]);
+    return { rotated, current: n - rotated };
   }
 }

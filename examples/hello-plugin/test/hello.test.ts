@@ -5,6 +5,7 @@ import { startTestApp } from '@quad/core/testing';
 t.test('hello plugin loaded through config', async (t) => {
   const quad = await startTestApp(t, { config: { PLUGINS: ['./examples/hello-plugin'], HELLO_GREETING: 'Ahoy' } });
   const org = await quad.createOrg({ prefix: 'acm', modules: { hello: true } });
+  void org;
 
   t.test('its manifest is registered', async (t) => {
     const mod = quad.registry.get('hello');
@@ -36,15 +37,26 @@ t.test('hello plugin loaded through config', async (t) => {
     t.same(greetings.map((g: { message: string }) => g.message).sort(), ['Ahoy, Ada!', 'Ahoy, Grace!']);
   });
 
-  t.test('its tool runs with the org\'s settings', async (t) => {
-    const tool = quad.registry.tools.get('hello.greet')!;
-    const out = await tool.handler({ em: quad.orm.em.fork(), org, log: quad.log, services: quad.services }, { name: 'Lin' });
-    t.same(out, { message: 'Ahoy, Lin!' });
-  });
-
-  t.test('writes need a credential', async (t) => {
+  t.test('writes need a machine token with hello:write', async (t) => {
     const res = await quad.api.inject({ method: 'POST', url: '/api/hello/acm/greetings', payload: { name: 'Eve' } });
     t.equal(res.statusCode, 401);
+    const { issueToken } = await import('../../../core/src/auth/token-admin.js');
+    const writer = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'w', kind: 'app', scopes: ['hello:write', 'hello:read'] }, { kind: 'officer', actor: 'test' });
+    const reader = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'r', kind: 'app', scopes: ['hello:read'] }, { kind: 'officer', actor: 'test' });
+    const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+    const made = await quad.api.inject({ method: 'POST', url: '/api/hello/acm/greetings', headers: auth(writer.token), payload: { name: 'Eve' } });
+    t.equal(made.statusCode, 201);
+    t.equal(made.json().message, 'Ahoy, Eve!');
+    t.equal((await quad.api.inject({ method: 'POST', url: '/api/hello/acm/greetings', headers: auth(reader.token), payload: { name: 'Mal' } })).statusCode, 403, 'hello:read cannot write');
+    const [audit] = await quad.orm.em.fork().getConnection().execute("select actor from audit_log where action = 'hello.greet'");
+    t.equal(audit.actor, `machine:${writer.record.id}`);
+
+    t.test('its tool, through /api/tools', async (t) => {
+      const listed = await quad.api.inject({ url: '/api/tools', headers: auth(reader.token) });
+      t.same(listed.json().tools.map((x: { name: string }) => x.name), ['hello.greet']);
+      const called = await quad.api.inject({ method: 'POST', url: '/api/tools/call', headers: auth(reader.token), payload: { name: 'hello.greet', arguments: { name: 'Lin' } } });
+      t.same(called.json(), { ok: true, result: { message: 'Ahoy, Lin!' } });
+    });
   });
 });
 

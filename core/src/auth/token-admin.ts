@@ -1,0 +1,66 @@
+// Creating, listing and revoking an org's machine tokens, shared by the token routes and the tokens.* tools.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { notFound } from '../http/errors.js';
+import type { CoreServices } from '../services.js';
+import { MachineToken } from './entities.js';
+import { checkTokenRequest, createMachineToken, tokenView, type IssuedToken, type TokenCreator, type TokenRequest } from './machine-tokens.js';
+
+/** Create a token (the plain value is in the result, once) and audit it, in one transaction. */
+export async function issueToken(em: EntityManager, services: CoreServices, orgId: number, request: TokenRequest, creator: TokenCreator): Promise<IssuedToken> {
+  const limits = checkTokenRequest(services.registry, request, creator);
+  return em.transactional(async (tem) => {
+    const made = await createMachineToken(tem, orgId, {
+      name: request.name, kind: request.kind, scopes: request.scopes, limits, expiresDays: request.expires_days, createdBy: creator.actor,
+    });
+    await services.audit(tem, {
+      orgId, actor: creator.actor, action: 'tokens.create',
+      details: { token_id: made.record.id, name: made.record.name, kind: made.record.kind, scopes: made.record.scopes, prefix: made.record.tokenPrefix },
+    });
+    return made;
+  });
+}
+
+/** Revoke a token of the org bound to `em` (another org's id is unknown: 404). Idempotent. */
+export async function revokeToken(em: EntityManager, services: CoreServices, orgId: number, tokenId: number, actor: string): Promise<void> {
+  await em.transactional(async (tem) => {
+    const token = await tem.findOne(MachineToken, { id: tokenId, organization: orgId });
+    if (!token) throw notFound('No such token', 'unknown_token');
+    if (token.revokedAt) return;
+    token.revokedAt = new Date();
+    await services.audit(tem, { orgId, actor, action: 'tokens.revoke', details: { token_id: token.id, name: token.name } });
+  });
+}
+
+export async function listTokens(em: EntityManager, orgId: number) {
+  return (await em.find(MachineToken, { organization: orgId }, { orderBy: { id: 'desc' } })).map(tokenView);
+}
+
+/**
+ * Every scope a token can hold (with the services it calls) and every integration: whether the org connected
+ * it, its own scopes, the tools of each of them, whether those come from the service's MCP server, the platform
+ * scopes that call it, the modules that need it, and the limits that meter it.
+ */
+export async function tokenCatalog(em: EntityManager, services: CoreServices, orgId: number) {
+  const { registry } = services;
+  const scopes = [...registry.scopes.values()].map((s) => ({
+    name: s.name, description: s.description, module: s.module, integration: s.integration ?? null, uses: s.uses ?? [],
+  }));
+  const tools = [...registry.tools.values()];
+  const integrations = await Promise.all([...registry.integrations.values()].map(async (i) => {
+    const own = scopes.filter((s) => s.integration === i.key);
+    return {
+      key: i.key,
+      title: i.title,
+      description: i.description,
+      module: i.module,
+      connected: await services.secrets.connected(em, orgId, i.key),
+      scopes: own.map((s) => s.name),
+      tools: Object.fromEntries(own.map((s) => [s.name, tools.filter((t) => t.scope === s.name).map((t) => t.name)])),
+      remote: i.remote ?? false,
+      through: scopes.filter((s) => s.uses.includes(i.key)).map((s) => s.name),
+      used_by: registry.modules.filter((m) => m.needs.some((n) => n.kind === 'integration' && n.key === i.key)).map((m) => m.name),
+      limits: [...registry.limits.values()].filter((l) => l.integrations?.includes(i.key)).map((l) => l.key),
+    };
+  }));
+  return { scopes, integrations };
+}

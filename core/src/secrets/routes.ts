@@ -1,0 +1,102 @@
+// Org secrets over the API (officers): list what is set and which integrations are connected, set a value,
+// delete it. Values go in and never come out: no response, log line or audit row carries one.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { badRequest } from '../http/errors.js';
+import { MAX_SECRET_LENGTH } from './store.js';
+
+const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const SecretParams = Type.Object({
+  org: Type.String({ description: 'org prefix or id' }),
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'a declared secret, e.g. `github.token`' }),
+});
+
+const SecretView = Type.Object({
+  name: Type.String(),
+  label: Type.String(),
+  module: Type.String({ description: 'the module that declares it' }),
+  integration: Nullable(Type.String({ description: 'the integration it connects, or null for a module secret' })),
+  write_only: Type.Boolean({ description: 'never shown again once set (every value is write-only over the API)' }),
+  set: Type.Boolean(),
+  updated_at: Nullable(Type.String({ format: 'date-time' })),
+});
+
+const IntegrationView = Type.Object({
+  key: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  module: Type.String(),
+  connected: Type.Boolean({ description: 'every required secret is set' }),
+  secrets: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), optional: Type.Boolean(), set: Type.Boolean() })),
+});
+
+export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { secrets } = app.quad;
+  const auth = 'officer' as const;
+
+  app.get('/api/dashboard/:org/secrets', {
+    config: { auth },
+    schema: {
+      tags: ['secrets'], summary: 'Which declared secrets the org has set and which integrations are connected (never a value)',
+      security: [{ bearer: [] }],
+      params: Type.Object({ org: Type.String({ description: 'org prefix or id' }) }),
+      response: { 200: Type.Object({ secrets: Type.Array(SecretView), integrations: Type.Array(IntegrationView) }), 401: ErrorBody, 403: ErrorBody },
+    },
+  }, async (request) => {
+    const orgId = request.org!.id;
+    const [list, integrations] = await Promise.all([secrets.list(request.em, orgId), secrets.integrations(request.em, orgId)]);
+    return {
+      secrets: list.map((s) => ({
+        name: s.name, label: s.label, module: s.module, integration: s.integration, write_only: s.writeOnly,
+        set: s.set, updated_at: s.updatedAt?.toISOString() ?? null,
+      })),
+      integrations: integrations.map(({ remote: _remote, ...i }) => i),
+    };
+  });
+
+  app.put('/api/dashboard/:org/secrets/:name', {
+    config: { auth },
+    schema: {
+      tags: ['secrets'], summary: 'Set a secret (encrypted at rest; the response never holds the value)', security: [{ bearer: [] }],
+      params: SecretParams,
+      body: Type.Object({ value: Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH, description: 'trimmed before it is stored' }) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({ name: Type.String(), set: Type.Literal(true), updated_at: Type.String({ format: 'date-time' }) }),
+        400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 503: ErrorBody,
+      },
+    },
+  }, async (request) => {
+    const { name } = request.params;
+    secrets.declared(name);
+    const value = request.body.value.trim();
+    if (!value) throw badRequest('body.value: must not be empty or blank', 'validation', { field: 'body.value' });
+    const orgId = request.org!.id;
+    const { updatedAt } = await request.em.transactional(async (em) => {
+      const done = await secrets.set(em, orgId, name, value, request.caller!.actor);
+      await app.quad.audit(em, { orgId, actor: request.caller!.actor, action: 'secrets.set', details: { name } });
+      return done;
+    });
+    return { name, set: true as const, updated_at: updatedAt.toISOString() };
+  });
+
+  app.delete('/api/dashboard/:org/secrets/:name', {
+    config: { auth },
+    schema: {
+      tags: ['secrets'], summary: 'Delete a secret (the integrations it connected become disconnected)', security: [{ bearer: [] }],
+      params: SecretParams,
+      response: { 200: Type.Object({ name: Type.String(), set: Type.Literal(false) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+    },
+  }, async (request) => {
+    const { name } = request.params;
+    secrets.declared(name);
+    const orgId = request.org!.id;
+    await request.em.transactional(async (em) => {
+      if (await secrets.delete(em, orgId, name)) {
+        await app.quad.audit(em, { orgId, actor: request.caller!.actor, action: 'secrets.delete', details: { name } });
+      }
+    });
+    return { name, set: false as const };
+  });
+};

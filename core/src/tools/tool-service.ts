@@ -1,0 +1,129 @@
+// The one wrapper every tool call goes through, over MCP and /api/tools alike: the token's scope, the org's
+// module switch and the token's per-integration tool patterns decide what a token sees; an unknown tool and a
+// refused one get the same answer, so a token cannot probe. Each call counts against mcp.calls_per_minute,
+// runs in one transaction bound to the token's org, and is audited.
+import type { FastifyBaseLogger } from 'fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import { forkFor } from '../db/orm.js';
+import { HttpError } from '../http/errors.js';
+import type { OrgSnapshot } from '../orgs/org-cache.js';
+import type { ToolCaller, ToolDecl } from '../modules/types.js';
+import type { CoreServices } from '../services.js';
+import { patternRegExp } from '../auth/machine-tokens.js';
+
+export const CALLS_PER_MINUTE = 'mcp.calls_per_minute';
+
+export type RegisteredTool = ToolDecl & { module: string };
+
+export type ToolOutcome =
+  | { ok: true; result: unknown }
+  | { ok: true; confirm_required: true; preview: unknown }
+  | { ok: false; status: number; error: string; reason?: string; details?: Record<string, unknown> };
+
+/** How a tool is shown to a client (MCP tools/list and GET /api/tools). */
+export interface ToolListing {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
+  confirm: boolean;
+}
+
+const unknownTool = (name: string): ToolOutcome => ({ ok: false, status: 404, error: `Unknown tool "${name}"`, reason: 'unknown_tool' });
+
+export class ToolService {
+  private readonly checks = new WeakMap<object, TypeCheck<TSchema>>();
+
+  constructor(private readonly orm: MikroORM, private readonly services: CoreServices, private readonly log: FastifyBaseLogger) {}
+
+  /** May this token call this tool for this org now? */
+  private allowed(tool: RegisteredTool, org: OrgSnapshot, caller: ToolCaller): boolean {
+    if (!caller.scopes.includes(tool.scope)) return false;
+    if (!this.services.registry.isEnabled(org.modules, tool.module)) return false;
+    // A token's limits narrow the tools of a connected service (scopes with an integration).
+    const integration = this.services.registry.scopes.get(tool.scope)?.integration;
+    const patterns = integration ? caller.limits[integration]?.tools : undefined;
+    return !patterns || patterns.some((p) => patternRegExp(p).test(tool.name));
+  }
+
+  visible(org: OrgSnapshot, caller: ToolCaller): RegisteredTool[] {
+    return [...this.services.registry.tools.values()].filter((t) => this.allowed(t, org, caller)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  listing(tool: RegisteredTool): ToolListing {
+    const input = structuredClone(tool.input) as Record<string, any>;
+    if (tool.confirm) {
+      input.properties = { ...input.properties, confirm: { type: 'boolean', description: 'true to act; without it the tool answers confirm_required with a preview' } };
+    }
+    const title = tool.title ?? tool.name;
+    return {
+      name: tool.name, title, description: tool.description, inputSchema: input,
+      ...(tool.output && { outputSchema: tool.output as unknown as Record<string, unknown> }),
+      annotations: {
+        title,
+        readOnlyHint: tool.annotations?.readOnly ?? false,
+        destructiveHint: tool.annotations?.destructive ?? false,
+        idempotentHint: tool.annotations?.idempotent ?? false,
+      },
+      confirm: tool.confirm ?? false,
+    };
+  }
+
+  private problem(tool: RegisteredTool, input: unknown): string | null {
+    let check = this.checks.get(tool.input);
+    if (!check) {
+      check = TypeCompiler.Compile(tool.input);
+      this.checks.set(tool.input, check);
+    }
+    const first = check.Errors(input).First();
+    return first ? `${first.path.replace(/^\//, '').replace(/\//g, '.') || 'input'}: ${first.message}` : null;
+  }
+
+  /** Call one tool as `caller` for `org`. Never throws for the caller's mistakes: the outcome says what happened. */
+  async call(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown> = {}, via: 'mcp' | 'api' = 'api'): Promise<ToolOutcome> {
+    const tool = this.services.registry.tools.get(name);
+    const { confirm, ...input } = args ?? {};
+    let outcome: ToolOutcome;
+    if (!tool || !this.allowed(tool, org, caller)) {
+      outcome = unknownTool(name);
+    } else {
+      outcome = await this.run(tool, org, caller, input, confirm === true);
+    }
+    await this.audit(org, caller, name, outcome, via);
+    return outcome;
+  }
+
+  private async run(tool: RegisteredTool, org: OrgSnapshot, caller: ToolCaller, input: Record<string, unknown>, confirmed: boolean): Promise<ToolOutcome> {
+    const problem = this.problem(tool, input);
+    if (problem) return { ok: false, status: 400, error: `Invalid input for ${tool.name}: ${problem}`, reason: 'invalid_input' };
+    try {
+      return await forkFor(this.orm, org.id).transactional(async (em) => {
+        // Counted first and in the call's transaction: over the limit nothing runs; a failed call is not counted.
+        await this.services.limits.consume(em, org.id, CALLS_PER_MINUTE);
+        const ctx = { em, org, caller, log: this.log.child({ tool: tool.name, org: org.id }), services: this.services };
+        if (tool.confirm && !confirmed) {
+          const preview = tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input };
+          return { ok: true as const, confirm_required: true as const, preview };
+        }
+        return { ok: true as const, result: await tool.handler(ctx, input) };
+      });
+    } catch (err) {
+      if (err instanceof HttpError) return { ok: false, status: err.statusCode, error: err.message, reason: err.reason, details: err.details };
+      const line = `tool ${tool.name} failed: ${(err as Error).message}`;
+      this.log.error({ err }, line);
+      await this.services.logError({ orgId: org.id, source: 'request', origin: `tool ${tool.name}`, error: err, logLine: line });
+      return { ok: false, status: 500, error: (err as Error).message || 'Internal error' };
+    }
+  }
+
+  private async audit(org: OrgSnapshot, caller: ToolCaller, name: string, outcome: ToolOutcome, via: 'mcp' | 'api') {
+    const result = !outcome.ok ? (outcome.reason ?? `error_${outcome.status}`) : 'confirm_required' in outcome ? 'confirm_required' : 'ok';
+    const em = forkFor(this.orm, org.id);
+    await this.services.audit(em, { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: name, result, via } })
+      .catch((err) => this.log.error({ err }, 'could not audit a tool call'));
+  }
+}
