@@ -4,6 +4,7 @@ export { defineModule, defineTool, defineJob } from './modules/define.js';
 export type {
   AuthPolicy, DatabaseExtensionDecl, JobContext, JobDecl, LimitDecl, Module, ModuleManifest, NeedDecl,
   ScopeDecl, ToolAnnotations, ToolCaller, ToolContext, ToolDecl, IntegrationDecl, SecretDecl,
+  DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext,
 } from './modules/types.js';
 export { orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';

@@ -17,6 +17,7 @@ import { OrgCache } from './orgs/org-cache.js';
 import { buildHttpApp } from './http/app.js';
 import { AuthPolicies } from './http/auth-policies.js';
 import { startWorker, type Worker } from './jobs/worker.js';
+import { startDaemons, type Daemons } from './jobs/daemons.js';
 import { importPlugin, Registry } from './modules/registry.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
@@ -62,6 +63,8 @@ export interface Quad {
   app: FastifyInstance | null;
   /** The job runner, when the role includes it. */
   worker: Worker | null;
+  /** The modules' daemons, run by worker processes. */
+  daemons: Daemons | null;
   /** The MCP tool server on TOOL_PORT, when the role includes the API. */
   mcp: FastifyInstance | null;
   tools: ToolService;
@@ -131,6 +134,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   let app: FastifyInstance | null = null;
   let mcp: FastifyInstance | null = null;
   let worker: Worker | null = null;
+  let daemons: Daemons | null = null;
   try {
     if (role !== 'worker') {
       await listener.start();
@@ -144,10 +148,12 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     }
     if (role !== 'api') {
       worker = await startWorker({ connectionString: url, orm, services, log, concurrency: settings.JOB_THREADS });
+      daemons = await startDaemons({ url, orm, services, log, retryMs: settings.DAEMON_RETRY_MS });
     }
   } catch (err) {
     await app?.close();
     await mcp?.close();
+    await worker?.stop();
     await listener.stop();
     await orm.close();
     throw err;
@@ -157,9 +163,10 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const close = () => (closing ??= (async () => {
     await app?.close(); // stop taking requests first
     await mcp?.close();
+    await daemons?.stop();
     await worker?.stop(); // then let running jobs finish and release their locks
     await listener.stop();
     await orm.close();
   })());
-  return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, worker, close };
+  return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, worker, daemons, close };
 }

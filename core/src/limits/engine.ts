@@ -1,21 +1,324 @@
-// The limits engine (to be completed): count limits (409) and rate limits (429) declared by manifests.
+// The limits engine: count limits (reserve, 409) and rate limits (consume, 429) declared by manifests.
+// A limit's value for an org is, first that is set: the org override (org_limits), the setting LIMIT_<KEY>,
+// the manifest default; null means no limit. Rate counters live in usage_counters, one row per org, key and
+// UTC window, and are written on the caller's transaction so a rolled-back request is not counted.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConfigError } from '../config/load.js';
+import { ORG_FILTER } from '../db/org-owned.js';
+import { conflict, tooManyRequests } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
+import type { LimitDecl } from '../modules/types.js';
 
-export interface LimitValue { value: number | null; source: 'override' | 'setting' | 'default' }
+export type LimitKind = LimitDecl['kind'];
+export type LimitWindow = NonNullable<LimitDecl['window']>;
+export type PaidBy = NonNullable<LimitDecl['paidBy']>;
+export type LimitSource = 'override' | 'setting' | 'default';
+
+export interface LimitValue { value: number | null; source: LimitSource }
+
+/** An override as stored or requested: a whole number, null (no limit), or `default` (no override). */
+export type OverrideValue = number | null;
+
+/** Largest value a limit or counter holds (PostgreSQL integer). */
+export const MAX_LIMIT = 2_147_483_647;
+
+/** Use at or above this share of the value marks a limit as near (superadmin list). */
+export const NEAR_LIMIT_SHARE = 0.8;
+
+export interface LimitReportEntry {
+  key: string;
+  module: string;
+  kind: LimitKind;
+  window: LimitWindow | null;
+  /** The value in force; null: no limit. */
+  value: number | null;
+  source: LimitSource;
+  /** The manifest default. */
+  default: number | null;
+  /** Counts: how many the org has. Rates: use in the current window. */
+  use: number;
+  paid_by: PaidBy;
+  integrations: string[];
+  description: string;
+  /** Rates: when the current window ends (ISO); counts: null. */
+  resets_at: string | null;
+  /** use ≥ 80 % of a set value. */
+  near_limit: boolean;
+}
+
+export interface RateUse { use: number; value: number | null; window: LimitWindow; window_start: Date; resets_at: Date }
+export interface CountUse { use: number | null; value: number | null }
+
+const WINDOW_MS: Record<LimitWindow, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** Start of the UTC window holding `at` (UTC has no daylight saving: windows are fixed lengths). */
+export function windowStart(window: LimitWindow, at: Date): Date {
+  const ms = WINDOW_MS[window];
+  return new Date(Math.floor(at.getTime() / ms) * ms);
+}
+
+/** End of the UTC window holding `at` (the start of the next one). */
+export function windowEnd(window: LimitWindow, at: Date): Date {
+  return new Date(windowStart(window, at).getTime() + WINDOW_MS[window]);
+}
+
+/** The setting that overrides a key's default: `knowledge.sources` → `LIMIT_KNOWLEDGE_SOURCES`. */
+export function limitSettingName(key: string): string {
+  return `LIMIT_${key.toUpperCase().replace(/\./g, '_')}`;
+}
+
+/** A LIMIT_<KEY> value: a whole number ≥ 0 (number or digits) or the word `unlimited` (null). */
+export function parseLimitSetting(raw: unknown): { ok: true; value: number | null } | { ok: false } {
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw <= MAX_LIMIT) return { ok: true, value: raw };
+  if (typeof raw === 'string') {
+    const text = raw.trim();
+    if (/^unlimited$/i.test(text)) return { ok: true, value: null };
+    if (/^\d+$/.test(text) && Number(text) <= MAX_LIMIT) return { ok: true, value: Number(text) };
+  }
+  return { ok: false };
+}
+
+type Decl = LimitDecl & { module: string };
+type SettingState = { set: false } | { set: true; value: number | null } | { set: true; problem: string };
+
+export interface LimitsEngineOptions {
+  /** The clock that picks rate windows. Default: the system clock. Tests pass a fixed one. */
+  now?: () => Date;
+}
 
 export class LimitsEngine {
-  constructor(readonly registry: Registry, readonly raw: (name: string) => unknown) {}
+  private readonly settings = new Map<string, SettingState>();
+  private readonly now: () => Date;
 
-  async value(_em: EntityManager, _orgId: number, _key: string): Promise<LimitValue> {
-    throw new Error('limits engine: value() is being written');
+  constructor(readonly registry: Registry, readonly raw: (name: string) => unknown, options: LimitsEngineOptions = {}) {
+    this.now = options.now ?? (() => new Date());
+    for (const key of registry.limits.keys()) {
+      const name = limitSettingName(key);
+      const value = raw(name);
+      if (value === undefined) {
+        this.settings.set(key, { set: false });
+        continue;
+      }
+      const parsed = parseLimitSetting(value);
+      this.settings.set(key, parsed.ok
+        ? { set: true, value: parsed.value }
+        : { set: true, problem: `${name}: must be a whole number from 0 to ${MAX_LIMIT} or "unlimited" (got ${JSON.stringify(value) ?? typeof value})` });
+    }
   }
 
-  async consume(_em: EntityManager, _orgId: number, _key: string, _amount = 1): Promise<void> {
-    throw new Error('limits engine: consume() is being written');
+  /** Every bad LIMIT_<KEY> setting of a declared limit, one line each (empty when all are good). */
+  settingProblems(): string[] {
+    return [...this.settings.values()].flatMap((s) => (s.set && 'problem' in s ? [s.problem] : []));
   }
 
-  async reserve(_em: EntityManager, _orgId: number, _key: string, _amount = 1): Promise<void> {
-    throw new Error('limits engine: reserve() is being written');
+  /** Throw a ConfigError naming every bad LIMIT_<KEY> setting. The core calls this at start. */
+  checkSettings(): void {
+    const problems = this.settingProblems();
+    if (problems.length) throw new ConfigError(problems);
+  }
+
+  /** The declaration of a key; a programming error (plain Error) when no loaded module declares it. */
+  decl(key: string): Decl {
+    const decl = this.registry.limits.get(key);
+    if (!decl) throw new Error(`limits: no loaded module declares the limit "${key}"`);
+    return decl;
+  }
+
+  private declOf(key: string, kind: LimitKind, method: string): Decl {
+    const decl = this.decl(key);
+    if (decl.kind !== kind) {
+      throw new Error(`limits: ${method}() takes a ${kind} limit; "${key}" is a ${decl.kind} limit (use ${decl.kind === 'count' ? 'reserve' : 'consume'}())`);
+    }
+    return decl;
+  }
+
+  private settingValue(key: string): { set: false } | { set: true; value: number | null } {
+    const state = this.settings.get(key) ?? { set: false };
+    if (state.set && 'problem' in state) throw new ConfigError([state.problem]);
+    return state;
+  }
+
+  /** Resolve a key's value from the org's overrides (as loaded), the setting and the default. */
+  private resolve(decl: Decl, overrides: Map<string, OverrideValue>): LimitValue {
+    if (overrides.has(decl.key)) return { value: overrides.get(decl.key)!, source: 'override' };
+    const setting = this.settingValue(decl.key);
+    if (setting.set) return { value: setting.value, source: 'setting' };
+    return { value: decl.default, source: 'default' };
+  }
+
+  /** The org's overrides (org_limits rows) by key; a null value is "no limit". */
+  async overrides(em: EntityManager, orgId: number, key?: string): Promise<Map<string, OverrideValue>> {
+    const rows: { key: string; value: number | null }[] = key === undefined
+      ? await em.execute('select key, value from org_limits where organization_id = ?', [orgId])
+      : await em.execute('select key, value from org_limits where organization_id = ? and key = ?', [orgId, key]);
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  /** The value in force for an org: its override, else LIMIT_<KEY>, else the manifest default (null: no limit). */
+  async value(em: EntityManager, orgId: number, key: string): Promise<LimitValue> {
+    const decl = this.decl(key);
+    return this.resolve(decl, await this.overrides(em, orgId, key));
+  }
+
+  /**
+   * Count `amount` uses of a rate limit in the current UTC window, or refuse with 429 (`rate_limited`) and
+   * count nothing. Runs on `em`, so inside a transaction the count is kept only if the transaction commits.
+   * With no limit the use is still counted (and shown) but never refused. The 429 leaves the transaction usable.
+   */
+  async consume(em: EntityManager, orgId: number, key: string, amount = 1): Promise<RateUse> {
+    const decl = this.declOf(key, 'rate', 'consume');
+    checkAmount(key, amount);
+    const window = decl.window!;
+    const now = this.now();
+    const start = windowStart(window, now);
+    const end = windowEnd(window, now);
+    const { value } = await this.value(em, orgId, key);
+    const refuse = () => {
+      const retryAfter = Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
+      return tooManyRequests(
+        `Rate limit ${key} reached: ${value} a ${window}; try again in ${retryAfter} s`,
+        'rate_limited',
+        { limit: key, value, window, retry_after: retryAfter },
+      );
+    };
+    if (amount === 0) return { use: await this.rateUse(em, orgId, key, start), value, window, window_start: start, resets_at: end };
+    if (value !== null && amount > value) throw refuse();
+    const rows: { count: number }[] = await em.execute(
+      `insert into usage_counters (organization_id, key, window_start, count) values (?, ?, ?::timestamptz, ?)
+       on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
+       ${value === null ? '' : 'where usage_counters.count + excluded.count <= ?'}
+       returning count`,
+      value === null ? [orgId, key, start.toISOString(), amount] : [orgId, key, start.toISOString(), amount, value],
+    );
+    if (!rows.length) throw refuse();
+    return { use: Number(rows[0].count), value, window, window_start: start, resets_at: end };
+  }
+
+  /**
+   * Check that `amount` more things fit under a count limit, or refuse with 409 (`limit_reached`). Call it inside
+   * the transaction that then inserts them, before creating the entities: it takes a transaction-scoped advisory
+   * lock on (org, key), so concurrent creates of the org wait until this transaction ends and then count again.
+   * The transaction must be READ COMMITTED (PostgreSQL's default).
+   */
+  async reserve(em: EntityManager, orgId: number, key: string, amount = 1): Promise<CountUse> {
+    const decl = this.declOf(key, 'count', 'reserve');
+    checkAmount(key, amount);
+    if (!em.isInTransaction()) {
+      throw new Error(`limits: reserve("${key}") must run inside the transaction that inserts (em.transactional)`);
+    }
+    const { value } = await this.value(em, orgId, key);
+    if (value === null) return { use: null, value: null };
+    await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`quad.limits:${orgId}:${key}`]);
+    const use = await this.count(decl, em, orgId);
+    if (use + amount > value) {
+      throw conflict(`Limit ${key} reached: the org has ${use} of ${value}`, 'limit_reached', { limit: key, value, use });
+    }
+    return { use, value };
+  }
+
+  /** Counts: how many the org has (the declaration's count). Rates: use in the current window. */
+  async usage(em: EntityManager, orgId: number, key: string): Promise<number> {
+    const decl = this.decl(key);
+    if (decl.kind === 'count') return this.count(decl, em, orgId);
+    return this.rateUse(em, orgId, key, windowStart(decl.window!, this.now()));
+  }
+
+  /**
+   * Run a declaration's count on a fork of `em` that keeps its transaction (if any) and has the org filter bound
+   * to `orgId`: the count sees the org's rows whatever org `em` is bound to, and not the caller's unflushed ones.
+   */
+  private async count(decl: Decl, em: EntityManager, orgId: number): Promise<number> {
+    const fork = em.fork({ keepTransactionContext: true });
+    fork.setFilterParams(ORG_FILTER, { orgId });
+    return Number(await decl.count!(fork, orgId));
+  }
+
+  private async rateUse(em: EntityManager, orgId: number, key: string, start: Date): Promise<number> {
+    const rows: { count: number }[] = await em.execute(
+      'select count from usage_counters where organization_id = ? and key = ? and window_start = ?::timestamptz',
+      [orgId, key, start.toISOString()],
+    );
+    return rows.length ? Number(rows[0].count) : 0;
+  }
+
+  /** Every limit of the modules that are on for the org, with its value, where the value comes from and the use. */
+  async report(em: EntityManager, org: { id: number; modules: Readonly<Record<string, boolean>> }): Promise<LimitReportEntry[]> {
+    const decls = [...this.registry.limits.values()].filter((d) => this.registry.isEnabled(org.modules as Record<string, boolean>, d.module));
+    if (!decls.length) return [];
+    const overrides = await this.overrides(em, org.id);
+    const now = this.now();
+    // Every current window starts on or after the current day's start: one read for all rate counters.
+    const counters: { key: string; window_start: Date | string; count: number }[] = decls.some((d) => d.kind === 'rate')
+      ? await em.execute(
+        'select key, window_start, count from usage_counters where organization_id = ? and window_start >= ?::timestamptz',
+        [org.id, windowStart('day', now).toISOString()],
+      )
+      : [];
+    const counted = new Map(counters.map((c) => [`${c.key}@${new Date(c.window_start).getTime()}`, Number(c.count)]));
+    const entries: LimitReportEntry[] = [];
+    for (const decl of decls) {
+      const { value, source } = this.resolve(decl, overrides);
+      const window = decl.window ?? null;
+      const use = decl.kind === 'count'
+        ? await this.count(decl, em, org.id)
+        : counted.get(`${decl.key}@${windowStart(window!, now).getTime()}`) ?? 0;
+      entries.push({
+        key: decl.key,
+        module: decl.module,
+        kind: decl.kind,
+        window,
+        value,
+        source,
+        default: decl.default,
+        use,
+        paid_by: decl.paidBy ?? (decl.kind === 'count' ? 'org' : 'metered'),
+        integrations: [...(decl.integrations ?? [])],
+        description: decl.description,
+        resets_at: window ? windowEnd(window, now).toISOString() : null,
+        near_limit: value !== null && use >= NEAR_LIMIT_SHARE * value,
+      });
+    }
+    return entries;
+  }
+
+  /**
+   * Apply overrides for an org on `em` (call inside a transaction): a number or null sets the override,
+   * `default` removes it. Keys must be declared (plain Error otherwise; routes validate first).
+   * Answers each key's override before and after (`default` when there was none).
+   */
+  async setOverrides(
+    em: EntityManager, orgId: number, changes: Record<string, OverrideValue | 'default'>, actor: string,
+  ): Promise<{ key: string; from: OverrideValue | 'default'; to: OverrideValue | 'default' }[]> {
+    const keys = Object.keys(changes);
+    keys.forEach((key) => this.decl(key));
+    if (!keys.length) return [];
+    const before: { key: string; value: number | null }[] = await em.execute(
+      `select key, value from org_limits where organization_id = ? and key in (${keys.map(() => '?').join(', ')}) for update`,
+      [orgId, ...keys],
+    );
+    const old = new Map(before.map((r) => [r.key, r.value]));
+    const applied: { key: string; from: OverrideValue | 'default'; to: OverrideValue | 'default' }[] = [];
+    for (const key of keys) {
+      const to = changes[key];
+      const from = old.has(key) ? old.get(key)! : 'default';
+      if (to === 'default') {
+        await em.execute('delete from org_limits where organization_id = ? and key = ?', [orgId, key]);
+      } else {
+        if (to !== null && !(Number.isInteger(to) && to >= 0 && to <= MAX_LIMIT)) throw new Error(`limits: bad override for "${key}": ${to}`);
+        await em.execute(
+          `insert into org_limits (organization_id, key, value, updated_by) values (?, ?, ?, ?)
+           on conflict (organization_id, key) do update set value = excluded.value, updated_by = excluded.updated_by, updated_at = now()`,
+          [orgId, key, to, actor],
+        );
+      }
+      if (from !== to) applied.push({ key, from, to });
+    }
+    return applied;
+  }
+}
+
+function checkAmount(key: string, amount: number) {
+  if (!Number.isInteger(amount) || amount < 0 || amount > MAX_LIMIT) {
+    throw new Error(`limits: the amount for "${key}" must be a whole number ≥ 0 (got ${amount})`);
   }
 }

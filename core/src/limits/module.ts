@@ -1,5 +1,21 @@
-// The limits core module: its routes, its prune job and the mcp-independent core limits.
-import { defineModule } from '../modules/define.js';
+// The limits core module: the limits routes (officers and superadmin) and the daily prune of old rate counters.
+import { defineJob, defineModule } from '../modules/define.js';
+import { limitsRoutes } from './routes.js';
+
+/** Rate counters are kept this long (the longest window is a day; a week of history stays readable). */
+export const COUNTER_RETENTION_DAYS = 8;
+
+export const pruneJob = defineJob({
+  name: 'limits.prune',
+  description: `Deletes rate-limit counters (usage_counters) whose window started more than ${COUNTER_RETENTION_DAYS} days ago.`,
+  cron: '41 3 * * *',
+  async handler({ em, log }) {
+    const deleted = await em.getConnection().execute(
+      `delete from usage_counters where window_start < now() - interval '${COUNTER_RETENTION_DAYS} days'`, [], 'run',
+    );
+    log.info(`limits.prune deleted ${(deleted as { affectedRows?: number }).affectedRows ?? 0} counters`);
+  },
+});
 
 export const limitsModule = defineModule({
   name: 'limits',
@@ -7,4 +23,6 @@ export const limitsModule = defineModule({
   description: 'Count and rate limits of every module, per org, with superadmin overrides.',
   category: 'Core',
   core: true,
+  jobs: [pruneJob],
+  routes: limitsRoutes,
 });

@@ -17,6 +17,8 @@ export function defineModule(manifest: ModuleManifest): Module {
     databaseExtensions: [],
     integrations: [],
     secrets: [],
+    daemons: [],
+    eventHandlers: [],
     ...manifest,
   }) as Module;
 }

@@ -79,6 +79,21 @@ export const ManifestSchema = Type.Object({
     label: Type.String({ minLength: 1 }),
     writeOnly: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false })),
+  daemons: Type.Array(Type.Object({
+    name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
+    description: Type.Optional(Type.String()),
+    singleton: Type.Optional(Type.Boolean()),
+    enabled: Type.Optional(Fn),
+    start: Fn,
+  }, { additionalProperties: false })),
+  eventHandlers: Type.Array(Type.Object({
+    events: Type.Union([Type.Literal('*'), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+    handler: Fn,
+  }, { additionalProperties: false })),
+  dashboard: Type.Optional(Type.Object({
+    overview: Type.Optional(Fn),
+    trends: Type.Optional(Fn),
+  }, { additionalProperties: false })),
   databaseExtensions: Type.Array(Type.Object({
     name: Type.String({ minLength: 1 }),
     without: Type.String({ minLength: 1 }),

@@ -111,6 +111,7 @@ export class Registry {
       checkNamespace(mod, `secrets[${i}].name`, s.name, '.');
       this.addSecret(mod.name, `secrets[${i}].name`, { name: s.name, label: s.label, writeOnly: s.writeOnly ?? true, module: mod.name, integration: null, optional: true });
     });
+    mod.daemons.forEach((d, i) => checkNamespace(mod, `daemons[${i}].name`, d.name, '.'));
     mod.jobs.forEach((j, i) => {
       checkNamespace(mod, `jobs[${i}].name`, j.name, '.');
       if (this.jobs.has(j.name)) throw new ManifestError(mod.name, `jobs[${i}].name`, `"${j.name}" is declared twice`);

@@ -1,6 +1,6 @@
 // The plugin API's types: what a module manifest declares. Versioned with @quad/core (see README "Write a plugin").
 import type { EntitySchema } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
@@ -152,6 +152,56 @@ export interface JobDecl<P extends TSchema = TSchema> {
   handler: (ctx: JobContext<Static<P>>) => Promise<void>;
 }
 
+export interface DaemonContext {
+  orm: MikroORM;
+  services: CoreServices;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * A long-running service of a module (e.g. the Discord gateway connection), run by worker processes. A singleton
+ * daemon runs in exactly one process of the deployment at a time (a PostgreSQL advisory lock elects it).
+ */
+export interface DaemonDecl {
+  /** `<module>.<name>`. */
+  name: string;
+  description?: string;
+  /** One process at a time across the deployment. Default: true. */
+  singleton?: boolean;
+  /** Whether to run at all with these services (e.g. only when BOT_TOKEN is set). Default: always. */
+  enabled?: (services: CoreServices) => boolean;
+  /** Start it; resolve with a function that stops it. */
+  start: (ctx: DaemonContext) => Promise<() => Promise<void>>;
+}
+
+/** An event as modules receive it (see CoreServices.emit). */
+export interface EmittedEvent {
+  id: number;
+  orgId: number;
+  kind: string;
+  title: string;
+  message: string;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface EventHandlerDecl {
+  /** Event kinds to receive, or '*' for every kind. */
+  events: string[] | '*';
+  /** Runs inside the transaction that emitted the event (enqueue jobs here; do no slow I/O). */
+  handler: (ctx: { em: EntityManager; services: CoreServices; log: FastifyBaseLogger }, event: EmittedEvent) => Promise<void>;
+}
+
+export interface DashboardContext { em: EntityManager; org: OrgSnapshot; services: CoreServices }
+
+/** A module's part of the officer dashboard; only asked while the module is on for the org. */
+export interface DashboardDecl {
+  /** Its section of GET /api/dashboard/<org>/overview (counts, services, sessions…). */
+  overview?: (ctx: DashboardContext) => Promise<Record<string, unknown>>;
+  /** Its series of GET /api/dashboard/<org>/trends: one value per UTC day from `since` (inclusive), `days` values. */
+  trends?: (ctx: DashboardContext, range: { since: Date; days: number }) => Promise<{ key: string; title: string; values: number[] }[]>;
+}
+
 export interface DatabaseExtensionDecl {
   /** PostgreSQL extension name, e.g. `vector`. */
   name: string;
@@ -189,10 +239,16 @@ export interface ModuleManifest {
   integrations?: IntegrationDecl[];
   /** Org secrets this module keeps outside integrations. Default: []. */
   secrets?: SecretDecl[];
+  /** Long-running services (worker processes). Default: []. */
+  daemons?: DaemonDecl[];
+  /** Handlers of emitted events (e.g. delivering them to outbound webhooks). Default: []. */
+  eventHandlers?: EventHandlerDecl[];
+  /** Its sections of the officer dashboard. Default: none. */
+  dashboard?: DashboardDecl;
   /** PostgreSQL extensions the module works better with; missing ones are reported as degraded at start. */
   databaseExtensions?: DatabaseExtensionDecl[];
 }
 
 /** A manifest after defineModule: frozen, with defaults filled in. */
-export type Module = Readonly<Required<Omit<ModuleManifest, 'routes' | 'migrations' | 'settings'>>> &
-  Readonly<Pick<ModuleManifest, 'routes' | 'migrations' | 'settings'>>;
+export type Module = Readonly<Required<Omit<ModuleManifest, 'routes' | 'migrations' | 'settings' | 'dashboard'>>> &
+  Readonly<Pick<ModuleManifest, 'routes' | 'migrations' | 'settings' | 'dashboard'>>;
