@@ -8,7 +8,7 @@ import { HttpError } from '../http/errors.js';
 
 export type AccessReason =
   | 'not_org_officer' | 'not_officer' | 'not_superadmin' | 'no_discord_id' | 'no_platform_credential'
-  | 'bot_unavailable' | 'oauth_state_mismatch' | 'member_login_unverified' | 'not_member';
+  | 'bot_unavailable' | 'oauth_state_mismatch' | 'member_login_unverified' | 'not_member' | 'member_details_hidden';
 
 /** What kind of credential the caller presented, as the access log line names it. */
 export type CredentialKind = 'access_token' | 'app_token' | 'machine_token' | 'idp_token' | 'session' | 'none';
@@ -86,6 +86,16 @@ export class AccessControl {
     throw new HttpError(403, messages[reason], reason);
   }
 
+  /**
+   * member_details_hidden: a public member list drops emails and student ids for callers who are not officers of
+   * the org. Logged like any decision (would_deny, or deny when enforcing) but never refused.
+   */
+  hideMemberDetails(request: FastifyRequest, credential: CredentialKind): void {
+    const route = request.routeOptions.url ?? request.url.split('?')[0];
+    const org = request.org?.prefix ?? '-';
+    this.options.log.info(`access decision=${this.options.enforce ? 'deny' : 'would_deny'} reason=member_details_hidden route=${route} org=${org} credential=${credential}`);
+  }
+
   /** Run an access check; Discord being unavailable becomes the bot_unavailable decision. */
   async check(request: FastifyRequest, credential: CredentialKind, reason: AccessReason, allowed: () => Promise<boolean>): Promise<void> {
     let ok: boolean;
@@ -109,4 +119,5 @@ const messages: Record<AccessReason, string> = {
   oauth_state_mismatch: 'Sign-in state does not match; start the sign-in again',
   member_login_unverified: 'The identity-provider token does not match this email',
   not_member: 'You are not a member of this org\'s server',
+  member_details_hidden: 'Member details are hidden',
 };
