@@ -33,6 +33,13 @@ export interface ToolListing {
   confirm: boolean;
 }
 
+interface AuditFields { org: OrgSnapshot; caller: ToolCaller; name: string; via: 'mcp' | 'api' }
+
+function auditEntry({ org, caller, name, via }: AuditFields, outcome: ToolOutcome) {
+  const result = !outcome.ok ? (outcome.reason ?? `error_${outcome.status}`) : 'confirm_required' in outcome ? 'confirm_required' : 'ok';
+  return { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: name, result, via } };
+}
+
 const unknownTool = (name: string): ToolOutcome => ({ ok: false, status: 404, error: `Unknown tool "${name}"`, reason: 'unknown_tool' });
 
 export class ToolService {
@@ -87,43 +94,35 @@ export class ToolService {
   async call(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown> = {}, via: 'mcp' | 'api' = 'api'): Promise<ToolOutcome> {
     const tool = this.services.registry.tools.get(name);
     const { confirm, ...input } = args ?? {};
-    let outcome: ToolOutcome;
-    if (!tool || !this.allowed(tool, org, caller)) {
-      outcome = unknownTool(name);
-    } else {
-      outcome = await this.run(tool, org, caller, input, confirm === true);
-    }
-    await this.audit(org, caller, name, outcome, via);
-    return outcome;
-  }
-
-  private async run(tool: RegisteredTool, org: OrgSnapshot, caller: ToolCaller, input: Record<string, unknown>, confirmed: boolean): Promise<ToolOutcome> {
+    const audit = { org, caller, name, via };
+    if (!tool || !this.allowed(tool, org, caller)) return this.refuse(audit, unknownTool(name));
     const problem = this.problem(tool, input);
-    if (problem) return { ok: false, status: 400, error: `Invalid input for ${tool.name}: ${problem}`, reason: 'invalid_input' };
+    if (problem) return this.refuse(audit, { ok: false, status: 400, error: `Invalid input for ${tool.name}: ${problem}`, reason: 'invalid_input' });
     try {
       return await forkFor(this.orm, org.id).transactional(async (em) => {
         // Counted first and in the call's transaction: over the limit nothing runs; a failed call is not counted.
         await this.services.limits.consume(em, org.id, CALLS_PER_MINUTE);
         const ctx = { em, org, caller, log: this.log.child({ tool: tool.name, org: org.id }), services: this.services };
-        if (tool.confirm && !confirmed) {
-          const preview = tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input };
-          return { ok: true as const, confirm_required: true as const, preview };
-        }
-        return { ok: true as const, result: await tool.handler(ctx, input) };
+        const outcome: ToolOutcome = tool.confirm && confirm !== true
+          ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
+          : { ok: true, result: await tool.handler(ctx, input) };
+        // Audited in the call's own transaction: one commit per successful call.
+        await this.services.audit(em, auditEntry(audit, outcome));
+        return outcome;
       });
     } catch (err) {
-      if (err instanceof HttpError) return { ok: false, status: err.statusCode, error: err.message, reason: err.reason, details: err.details };
+      if (err instanceof HttpError) return this.refuse(audit, { ok: false, status: err.statusCode, error: err.message, reason: err.reason, details: err.details });
       const line = `tool ${tool.name} failed: ${(err as Error).message}`;
       this.log.error({ err }, line);
       await this.services.logError({ orgId: org.id, source: 'request', origin: `tool ${tool.name}`, error: err, logLine: line });
-      return { ok: false, status: 500, error: (err as Error).message || 'Internal error' };
+      return this.refuse(audit, { ok: false, status: 500, error: (err as Error).message || 'Internal error' });
     }
   }
 
-  private async audit(org: OrgSnapshot, caller: ToolCaller, name: string, outcome: ToolOutcome, via: 'mcp' | 'api') {
-    const result = !outcome.ok ? (outcome.reason ?? `error_${outcome.status}`) : 'confirm_required' in outcome ? 'confirm_required' : 'ok';
-    const em = forkFor(this.orm, org.id);
-    await this.services.audit(em, { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: name, result, via } })
+  /** Audit a call that ran nothing (or was rolled back) on its own, and answer it. */
+  private async refuse(audit: AuditFields, outcome: ToolOutcome): Promise<ToolOutcome> {
+    await this.services.audit(forkFor(this.orm, audit.org.id), auditEntry(audit, outcome))
       .catch((err) => this.log.error({ err }, 'could not audit a tool call'));
+    return outcome;
   }
 }

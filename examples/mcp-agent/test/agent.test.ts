@@ -1,0 +1,28 @@
+// The example agent, run as its own process against a real Quad over MCP.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { startTestApp } from '@quad/core/testing';
+import { issueToken } from '../../../core/src/auth/token-admin.js';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+
+t.test('the example agent lists and calls tools', async (t) => {
+  const quad = await startTestApp(t, { listen: true });
+  const org = await quad.createOrg({ prefix: 'acm', name: 'ACM Chapter' });
+  const { token } = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'agent', kind: 'agent', scopes: ['org:read'] }, { kind: 'officer', actor: 'test' });
+  const url = `http://127.0.0.1:${(quad.mcp!.server.address() as { port: number }).port}/mcp`;
+  const run = (args: string[], env: Record<string, string>) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/mcp-agent/agent.ts', ...args], {
+    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, QUAD_MCP_URL: url, ...env },
+  });
+  const { stdout } = await run([], { QUAD_TOKEN: token });
+  t.match(stdout, /^3 tools:$/m);
+  t.match(stdout, /^ {2}org\.info \(read-only\) — /m);
+  t.match(stdout, /^org\.info -> \{"id":\d+,"prefix":"acm","name":"ACM Chapter"/m);
+  const limits = await run(['org.limits'], { QUAD_TOKEN: token });
+  t.match(limits.stdout, /org\.limits -> \{"limits":\[.*"key":"mcp\.calls_per_minute"/);
+  const refused = await run([], { QUAD_TOKEN: 'plat_nope' }).then(() => null, (err: { stderr: string }) => err.stderr);
+  t.match(refused, /401|Invalid token/);
+  const missing = await run([], {}).then(() => null, (err: { code: number; stderr: string }) => err);
+  t.equal(missing?.code, 2);
+});
