@@ -30,13 +30,15 @@ import { buildMcpApp } from './tools/mcp-server.js';
 import { adminModule } from './admin/module.js';
 import { secretsModule } from './secrets/module.js';
 import { SecretStore } from './secrets/store.js';
+import { eventsModule } from './events/module.js';
+import { dashboardModule } from './dashboard/module.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /** Modules every Quad has, always on. */
-export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule, mcpModule, modulesModule];
+export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule, mcpModule, modulesModule, eventsModule, dashboardModule];
 
 export interface StartOptions {
   role?: Role;
@@ -95,6 +97,7 @@ export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
     if (values) moduleSettings.set(mod.name, values);
   }
   problems.push(...source.unknownKeys(known).map((k) => `${k}: unknown setting`));
+  problems.push(...new LimitsEngine(registry, (n) => source.raw(n)).settingProblems());
   if (problems.length) throw new ConfigError(problems);
   return { settings: settings!, registry, moduleSettings };
 }
@@ -122,7 +125,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const services = createServices({
     orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord,
     limits: new LimitsEngine(registry, (name) => source.raw(name)),
-    secrets,
+    secrets, log,
   });
   for (const d of services.degraded) {
     log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);

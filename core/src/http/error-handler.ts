@@ -19,6 +19,7 @@ export function installErrorHandling(app: FastifyInstance, services: () => CoreS
 
   app.setErrorHandler(async (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof HttpError) {
+      if (err.statusCode === 429 && typeof err.details?.retry_after === 'number') reply.header('retry-after', String(err.details.retry_after));
       return reply.code(err.statusCode).send({ error: err.message, ...(err.reason && { reason: err.reason }), ...err.details });
     }
     if (err.validation) {
