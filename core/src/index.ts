@@ -11,6 +11,10 @@ export { Organization, type OrganizationEntity } from './entities/organization.j
 export type { OrgSnapshot } from './orgs/org-cache.js';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';
 export type { Caller } from './http/types.js';
+export { User, type UserEntity } from './auth/entities.js';
+export { credentialOf, type OfficerCaller, type MachineCaller, type IdpCaller, type MemberCaller } from './auth/callers.js';
+export type { CredentialKind, AccessReason } from './auth/access.js';
+export { DiscordUnavailable, DiscordRequestError, displayName, isDiscordWebhookUrl } from './adapters/discord/index.js';
 export type { CoreServices } from './services.js';
 export type { EventInput } from './events/events.js';
 export type { AuditInput } from './events/audit.js';

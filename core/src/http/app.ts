@@ -68,7 +68,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   await app.register(swagger, {
     openapi: {
       info: { title: 'Quad API', version: options.version, description: 'Every route of the core and of the loaded modules.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie', name: 'quad_session' } } },
     },
   });
 

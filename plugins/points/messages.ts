@@ -1,0 +1,98 @@
+// Points per message: the award logic the Discord gateway connection calls for every MESSAGE_CREATE. The org
+// bound to the message's server gives `pointsPerMessage` at most once per `pointsCooldownSeconds` per member.
+// Safe under concurrency (the member lock) and idempotent per message id (a unique index): a redelivered or
+// replayed message never pays twice.
+import { ORG_FILTER, Organization, type CoreServices, type DaemonContext, type EntityManager } from '@quad/core';
+import { addEntry, ensureMemberByChatUserId, lockMember } from './ledger.js';
+
+type MikroORM = DaemonContext['orm'];
+
+export interface MessageSeen {
+  guildId: string;
+  chatUserId: string;
+  username?: string | null;
+  messageId: string;
+  /** When the message was sent (default now); the cooldown is measured between message times. */
+  at?: Date;
+}
+
+export type MessageAward =
+  | { awarded: true; orgId: number; userId: number; amount: number; entryId: number }
+  | { awarded: false; why: 'no_org' | 'module_off' | 'no_points' | 'cooldown' | 'duplicate' };
+
+const DISCORD_EPOCH = 1_420_070_400_000n;
+
+/** The time a Discord snowflake was made. */
+export function snowflakeTime(id: string): Date | null {
+  if (!/^\d{1,20}$/.test(id)) return null;
+  return new Date(Number((BigInt(id) >> 22n) + DISCORD_EPOCH));
+}
+
+/**
+ * The award input for a MESSAGE_CREATE payload (`d`), or null for messages that never earn points: direct
+ * messages (no guild), bots, system users and webhooks.
+ */
+export function messageFromGateway(d: unknown): MessageSeen | null {
+  if (!d || typeof d !== 'object') return null;
+  const m = d as { id?: unknown; guild_id?: unknown; webhook_id?: unknown; timestamp?: unknown; author?: { id?: unknown; username?: unknown; bot?: unknown; system?: unknown } };
+  if (typeof m.id !== 'string' || typeof m.guild_id !== 'string' || m.webhook_id) return null;
+  const author = m.author;
+  if (!author || typeof author.id !== 'string' || author.bot === true || author.system === true) return null;
+  const at = typeof m.timestamp === 'string' && !Number.isNaN(Date.parse(m.timestamp)) ? new Date(m.timestamp) : snowflakeTime(m.id) ?? undefined;
+  return { guildId: m.guild_id, chatUserId: author.id, username: typeof author.username === 'string' ? author.username : null, messageId: m.id, at };
+}
+
+/** The member from a GUILD_MEMBER_ADD payload (`d`), or null for bots and malformed payloads. */
+export function memberFromGateway(d: unknown): { guildId: string; chatUserId: string; username: string | null } | null {
+  if (!d || typeof d !== 'object') return null;
+  const m = d as { guild_id?: unknown; user?: { id?: unknown; username?: unknown; bot?: unknown } };
+  if (typeof m.guild_id !== 'string' || !m.user || typeof m.user.id !== 'string' || m.user.bot === true) return null;
+  return { guildId: m.guild_id, chatUserId: m.user.id, username: typeof m.user.username === 'string' ? m.user.username : null };
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Award the org's points for one message, if its cooldown allows. */
+export async function awardForMessage(orm: MikroORM, services: Pick<CoreServices, 'registry'>, msg: MessageSeen): Promise<MessageAward> {
+  const em = orm.em.fork();
+  const org = await em.findOne(Organization, { discordGuildId: msg.guildId });
+  if (!org) return { awarded: false, why: 'no_org' };
+  if (!services.registry.isEnabled(org.modules, 'points')) return { awarded: false, why: 'module_off' };
+  if (org.pointsPerMessage <= 0) return { awarded: false, why: 'no_points' };
+  em.setFilterParams(ORG_FILTER, { orgId: org.id });
+  const member = await ensureMemberByChatUserId(em, msg.chatUserId, msg.username);
+  const at = msg.at ?? new Date();
+  try {
+    return await em.transactional(async (tx: EntityManager) => {
+      await lockMember(tx, org.id, member.id);
+      const [dup] = await tx.execute('select 1 from points_entries where organization_id = ? and message_id = ?', [org.id, msg.messageId]);
+      if (dup) return { awarded: false, why: 'duplicate' } as const;
+      if (org.pointsCooldownSeconds > 0) {
+        const [last] = await tx.execute<{ created_at: Date }[]>(
+          `select created_at from points_entries where organization_id = ? and user_id = ? and source = 'message'
+             order by created_at desc limit 1`, [org.id, member.id]);
+        if (last && at.getTime() - new Date(last.created_at).getTime() < org.pointsCooldownSeconds * 1000) {
+          return { awarded: false, why: 'cooldown' } as const;
+        }
+      }
+      const entry = await addEntry(tx, {
+        orgId: org.id, userId: member.id, amount: org.pointsPerMessage, source: 'message', reason: 'Message on Discord',
+        awardedBy: 'system', messageId: msg.messageId, createdAt: at,
+      });
+      return { awarded: true, orgId: org.id, userId: member.id, amount: entry.amount, entryId: entry.id } as const;
+    });
+  } catch (err) {
+    // The same message seen by two processes at once (the lock serializes a member, the index the message).
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION || (err as Error).name === 'UniqueConstraintViolationException') return { awarded: false, why: 'duplicate' };
+    throw err;
+  }
+}
+
+/** Record a member who joined a server bound to an org (a `users` row with their chat user id and username). */
+export async function recordMemberJoined(orm: MikroORM, joined: { guildId: string; chatUserId: string; username: string | null }): Promise<boolean> {
+  const em = orm.em.fork();
+  const org = await em.findOne(Organization, { discordGuildId: joined.guildId });
+  if (!org) return false;
+  await ensureMemberByChatUserId(em, joined.chatUserId, joined.username);
+  return true;
+}

@@ -1,0 +1,247 @@
+// Routes of the points module, under /api/points/<org>. Officers award points, upload event check-ins, manage
+// events and read members; everyone may read the public leaderboard and member list (member details hidden).
+// POST /api/points/<org>/member_login belongs to the core (storefront sign-in).
+import { HttpError, Type, badRequest, notFound, type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin } from '@quad/core';
+import { PointsEntry } from './entities.js';
+import { readCheckins } from './csv.js';
+import {
+  addEntry, balanceOf, ensureMemberByChatUserId, ensureMemberByEmail, entryView, lockMember, type Member,
+} from './ledger.js';
+import { leaderboard, listEvents, listMembers, memberSummary } from './queries.js';
+import {
+  ChatUserId, Email, EntryOut, ErrorBody, EventName, LeaderRow, MemberOut, MemberRef, OrgParams, Paging, PublicLeaderRow, PublicMemberOut,
+} from './schemas.js';
+
+/** The parts of a request the helpers read. */
+interface FastifyRequestLike { caller: Caller | null; org: OrgSnapshot | null }
+
+const officer = { auth: 'officer' as const };
+const secured = [{ bearer: [] }];
+const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+const memberRef = (m: Member) => ({ user_id: m.id, chat_user_id: m.chatUserId, username: m.username, email: m.email, student_id: m.studentId });
+const actorOf = (request: FastifyRequestLike) => request.caller?.actor ?? 'anonymous';
+
+/** Discord errors as HTTP answers: unavailable → 503, refused → 502. */
+function discordError(err: unknown): never {
+  const name = (err as Error)?.name;
+  if (name === 'DiscordUnavailable') throw new HttpError(503, 'Discord is unavailable; try again shortly', 'bot_unavailable');
+  if (name === 'DiscordRequestError') throw new HttpError(502, `Discord refused the member search: ${(err as Error).message}`, 'discord_error');
+  throw err;
+}
+
+export const pointsRoutes: RoutesPlugin = async (app) => {
+  /** The member an award names: by email, Discord username (through the bot) or chat user id. */
+  async function resolveAwardee(request: FastifyRequestLike, em: EntityManager, body: { email?: string; username?: string; chat_user_id?: string }): Promise<Member> {
+    const given = [body.email, body.username, body.chat_user_id].filter((v) => v !== undefined);
+    if (given.length !== 1) throw badRequest('Name exactly one of email, username or chat_user_id', 'one_member_identifier');
+    if (body.email !== undefined) return ensureMemberByEmail(em, body.email);
+    if (body.chat_user_id !== undefined) return ensureMemberByChatUserId(em, body.chat_user_id);
+    const org = request.org!;
+    if (!org.discordGuildId) throw badRequest('This org is not bound to a Discord server, so usernames cannot be looked up', 'no_server');
+    const wanted = body.username!.trim().replace(/^@/, '').toLowerCase();
+    const found = await app.quad.discord.searchMembers(org.discordGuildId, wanted, 100).catch(discordError);
+    const match = found.find((m) => m.user.username.toLowerCase() === wanted);
+    if (!match) throw notFound(`No member of the org's Discord server has the username "${wanted}"`, 'member_not_found');
+    return ensureMemberByChatUserId(em, match.user.id, match.user.username);
+  }
+
+  app.post('/api/points/:org/awards', {
+    config: officer,
+    schema: {
+      tags: ['points'], summary: 'Award (or with a negative amount, take) points to one member by email, Discord username or chat user id',
+      security: secured, params: OrgParams,
+      body: Type.Object({
+        email: Type.Optional(Email),
+        username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+        chat_user_id: Type.Optional(ChatUserId),
+        amount: Type.Integer({ minimum: -100_000, maximum: 100_000, not: { const: 0 } }),
+        reason: Type.Optional(Type.String({ maxLength: 500 })),
+        event: Type.Optional(EventName),
+      }, { additionalProperties: false }),
+      response: { 201: Type.Object({ entry: EntryOut, member: MemberRef, balance: Type.Integer() }), ...Errors, 502: ErrorBody, 503: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const org = request.org!;
+    const b = request.body;
+    const member = await resolveAwardee(request, request.em, b);
+    const result = await request.em.transactional(async (em) => {
+      await lockMember(em, org.id, member.id);
+      const before = await balanceOf(em, org.id, member.id);
+      if (before + b.amount < 0) {
+        throw badRequest(`The member has ${before} points; taking ${-b.amount} would leave them below zero`, 'insufficient_points', { balance: before });
+      }
+      const entry = await addEntry(em, {
+        orgId: org.id, userId: member.id, amount: b.amount, source: 'award', reason: b.reason?.trim() ?? '',
+        eventName: b.event?.trim() || null, awardedBy: actorOf(request),
+      });
+      await app.quad.audit(em, { orgId: org.id, actor: actorOf(request), action: 'points.award', details: { user_id: member.id, amount: b.amount, event: entry.eventName } });
+      return { entry, balance: before + b.amount };
+    });
+    return reply.code(201).send({ entry: entryView(result.entry), member: memberRef(member), balance: result.balance });
+  });
+
+  app.post('/api/points/:org/checkins', {
+    config: officer,
+    schema: {
+      tags: ['points'],
+      summary: 'Upload an event check-in sheet (CSV text): everyone on it gets the event\'s points once; nothing is written when any row is wrong',
+      security: secured, params: OrgParams,
+      body: Type.Object({
+        event: EventName,
+        points: Type.Integer({ minimum: 1, maximum: 100_000, description: 'points per check-in (a points column overrides it per row)' }),
+        reason: Type.Optional(Type.String({ maxLength: 500 })),
+        csv: Type.String({ minLength: 1, maxLength: 2_000_000, description: 'header row, then one check-in per line: email and/or chat_user_id, optional student_id and points' }),
+      }, { additionalProperties: false }),
+      response: {
+        201: Type.Object({
+          event: Type.String(), awarded: Type.Integer(), points: Type.Integer(),
+          skipped: Type.Array(Type.Object({ row: Type.Integer(), reason: Type.String() })),
+        }),
+        400: Type.Object({
+          error: Type.String(), reason: Type.Optional(Type.String()), field: Type.Optional(Type.String()),
+          errors: Type.Optional(Type.Array(Type.Object({ row: Type.Integer(), column: Type.Optional(Type.String()), message: Type.String() }))),
+        }),
+        401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
+      },
+    },
+  }, async (request, reply) => {
+    const org = request.org!;
+    const event = request.body.event.trim();
+    if (!event) throw badRequest('event must not be blank', 'blank_event');
+    const { rows, problems } = readCheckins(request.body.csv, request.body.points);
+    if (problems.length) {
+      throw badRequest(`The check-in sheet has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was written`, 'invalid_csv', { errors: problems });
+    }
+    const reason = request.body.reason?.trim() || `Checked in to ${event}`;
+    const result = await request.em.transactional(async (em) => {
+      let awarded = 0;
+      let points = 0;
+      const skipped: { row: number; reason: string }[] = [];
+      for (const row of rows) {
+        const member = row.email ? await ensureMemberByEmail(em, row.email, { studentId: row.studentId }) : await ensureMemberByChatUserId(em, row.chatUserId!);
+        // Once per member and event: a second upload of the same sheet (or a repeated line) changes nothing.
+        const inserted = await em.execute<{ id: string }[]>(
+          `insert into points_entries (organization_id, user_id, amount, source, reason, event_name, awarded_by)
+           values (?, ?, ?, 'checkin', ?, ?, ?)
+           on conflict (organization_id, event_name, user_id) where source = 'checkin' do nothing returning id`,
+          [org.id, member.id, row.points, reason, event, actorOf(request)]);
+        if (inserted.length) { awarded++; points += row.points; } else skipped.push({ row: row.row, reason: 'already checked in to this event' });
+      }
+      await app.quad.audit(em, { orgId: org.id, actor: actorOf(request), action: 'points.checkins', details: { event, awarded, skipped: skipped.length } });
+      return { event, awarded, points, skipped };
+    });
+    return reply.code(201).send(result);
+  });
+
+  app.get('/api/points/:org/events', {
+    config: officer,
+    schema: {
+      tags: ['points'], summary: 'Events (rows with an event name) grouped by name, most recent first', security: secured, params: OrgParams,
+      response: {
+        200: Type.Object({ events: Type.Array(Type.Object({
+          name: Type.String(), entries: Type.Integer(), members: Type.Integer(), points: Type.Integer(),
+          first_at: Type.String({ format: 'date-time' }), last_at: Type.String({ format: 'date-time' }),
+        })) }),
+        ...Errors,
+      },
+    },
+  }, async (request) => ({ events: await listEvents(request.em, request.org!.id) }));
+
+  app.delete('/api/points/:org/events/:name', {
+    config: officer,
+    schema: {
+      tags: ['points'], summary: 'Delete every row of an event (the points they gave are gone from the balances)', security: secured,
+      params: Type.Object({ org: OrgParams.properties.org, name: EventName }),
+      response: { 200: Type.Object({ event: Type.String(), deleted: Type.Integer() }), ...Errors },
+    },
+  }, async (request) => {
+    const org = request.org!;
+    const name = request.params.name;
+    const deleted = await request.em.transactional(async (em) => {
+      const n = await em.nativeDelete(PointsEntry, { eventName: name });
+      if (n === 0) throw notFound(`No event "${name}"`, 'event_not_found');
+      await app.quad.audit(em, { orgId: org.id, actor: actorOf(request), action: 'points.delete_event', details: { event: name, deleted: n } });
+      return n;
+    });
+    return { event: name, deleted };
+  });
+
+  const MemberQuery = Type.Object({
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'part of a username or email, or a chat user id or student id' })),
+    sort: Type.Union([Type.Literal('name'), Type.Literal('balance'), Type.Literal('recent')], { default: 'name' }),
+    ...Paging,
+  });
+
+  app.get('/api/points/:org/members', {
+    config: officer,
+    schema: {
+      tags: ['points'], summary: 'Members with points rows in the org, with balance, points earned and spent', security: secured,
+      params: OrgParams, querystring: MemberQuery,
+      response: { 200: Type.Object({ members: Type.Array(MemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), ...Errors },
+    },
+  }, async (request) => {
+    const { q, sort, page, per_page } = request.query;
+    const { members, total } = await listMembers(request.em, request.org!.id, { q, sort, page, perPage: per_page });
+    return { members, page, per_page, total };
+  });
+
+  app.get('/api/points/:org/members/:user_id/entries', {
+    config: officer,
+    schema: {
+      tags: ['points'], summary: 'One member\'s ledger rows, newest first, with their balance', security: secured,
+      params: Type.Object({ org: OrgParams.properties.org, user_id: Type.Integer({ minimum: 1 }) }),
+      querystring: Type.Object(Paging),
+      response: { 200: Type.Object({ member: MemberOut, entries: Type.Array(EntryOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), ...Errors },
+    },
+  }, async (request) => {
+    const { page, per_page } = request.query;
+    const member = await memberSummary(request.em, request.org!.id, request.params.user_id);
+    if (!member) throw notFound(`No member ${request.params.user_id}`, 'member_not_found');
+    const [entries, total] = await request.em.findAndCount(PointsEntry, { userId: member.user_id },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: per_page, offset: (page - 1) * per_page });
+    return { member, entries: entries.map(entryView), page, per_page, total };
+  });
+
+  const LeaderQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });
+
+  app.get('/api/points/:org/leaderboard', {
+    config: officer,
+    schema: {
+      tags: ['points'], summary: 'Top members by balance, with their details', security: secured, params: OrgParams, querystring: LeaderQuery,
+      response: { 200: Type.Object({ leaderboard: Type.Array(LeaderRow) }), ...Errors },
+    },
+  }, async (request) => ({ leaderboard: await leaderboard(request.em, request.org!.id, request.query.limit) }));
+
+  type Credential = Parameters<typeof app.auth.access.hideMemberDetails>[1];
+  const credentialOf = (request: FastifyRequestLike) => ((request.caller?.credential as Credential | undefined) ?? 'none');
+
+  app.get('/api/points/:org/public/leaderboard', {
+    config: { auth: 'public' },
+    schema: {
+      tags: ['points'], summary: 'Top members by balance for everyone: no emails or student ids (member_details_hidden)', params: OrgParams, querystring: LeaderQuery,
+      response: { 200: Type.Object({ leaderboard: Type.Array(PublicLeaderRow) }), 404: ErrorBody },
+    },
+  }, async (request) => {
+    app.auth.access.hideMemberDetails(request, credentialOf(request));
+    const rows = await leaderboard(request.em, request.org!.id, request.query.limit);
+    return { leaderboard: rows.map((r) => ({ rank: r.rank, user_id: r.user_id, chat_user_id: r.chat_user_id, username: r.username, balance: r.balance })) };
+  });
+
+  app.get('/api/points/:org/public/members', {
+    config: { auth: 'public' },
+    schema: {
+      tags: ['points'], summary: 'Members with their balances for everyone: no emails or student ids (member_details_hidden)', params: OrgParams,
+      querystring: Type.Object({ sort: MemberQuery.properties.sort, ...Paging }),
+      response: { 200: Type.Object({ members: Type.Array(PublicMemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), 400: ErrorBody, 404: ErrorBody },
+    },
+  }, async (request) => {
+    app.auth.access.hideMemberDetails(request, credentialOf(request));
+    const { sort, page, per_page } = request.query;
+    const { members, total } = await listMembers(request.em, request.org!.id, { sort, page, perPage: per_page });
+    return {
+      members: members.map((m) => ({ user_id: m.user_id, chat_user_id: m.chat_user_id, username: m.username, balance: m.balance })),
+      page, per_page, total,
+    };
+  });
+};

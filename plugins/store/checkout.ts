@@ -1,0 +1,104 @@
+// Checkout: the spec's steps in order, in ONE transaction, serialized per member. The member lock (points'
+// lockMember) is taken first, so two orders of one member never read the same balance; products are locked in id
+// order and stock is lowered only where it suffices, so stock never goes below zero. Any failure rolls the whole
+// transaction back: no order, no points row, no stock change.
+import { HttpError, conflict, badRequest, type CoreServices, type EntityManager } from '@quad/core';
+import { addEntry, balanceOf, lockMember, type Member } from '@quad/plugin-points';
+import { Order, OrderItem, type OrderChannel } from './entities.js';
+
+export interface CheckoutItem { product_id: number; quantity: number; price: number }
+export interface CheckoutInput {
+  orgId: number;
+  member: Member;
+  items: CheckoutItem[];
+  /** The total the client computed; compared with the catalog, never used. */
+  total: number;
+  channel: OrderChannel;
+  /** Who placed it, for the ledger row: `member:<chat id>` or `idp:<user id>`. */
+  actor: string;
+}
+
+interface LockedProduct { id: number; name: string; price: number; stock: number }
+
+/** Deadlocks and serialization failures are retried (e.g. two events pruning the same notifications). */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 4;
+
+export async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= ATTEMPTS || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+      await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+export async function checkout(em: EntityManager, services: Pick<CoreServices, 'emit'>, input: CheckoutInput) {
+  const { orgId, member } = input;
+  const seen = new Set<number>();
+  for (const item of input.items) {
+    if (seen.has(item.product_id)) throw badRequest(`Product ${item.product_id} is listed twice; send one line with its quantity`, 'duplicate_item');
+    seen.add(item.product_id);
+  }
+  const ids = [...seen].sort((a, b) => a - b);
+
+  return withRetry(() => em.transactional(async (tx) => {
+    await lockMember(tx, orgId, member.id);
+    const products = await tx.execute<LockedProduct[]>(
+      `select id, name, price, stock from products where organization_id = ? and id in (${placeholders(ids.length)}) order by id for update`,
+      [orgId, ...ids]);
+    const byId = new Map(products.map((p) => [p.id, p]));
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length) throw new HttpError(404, `No product ${missing.join(', ')} in this store`, 'product_not_found', { product_ids: missing });
+    const catalogTotal = input.items.reduce((sum, i) => sum + byId.get(i.product_id)!.price * i.quantity, 0);
+
+    // 1. Balance (the sum of the member's rows), against the catalog total.
+    const balance = await balanceOf(tx, orgId, member.id);
+    if (balance < catalogTotal) {
+      throw badRequest(`This order costs ${catalogTotal} points; the balance is ${balance}`, 'insufficient_points', { balance, total: catalogTotal });
+    }
+    // 2. Stock, lowered only where enough is left (rows are locked above, in id order).
+    for (const id of ids) {
+      const item = input.items.find((i) => i.product_id === id)!;
+      const product = byId.get(id)!;
+      const updated = await tx.execute<{ stock: number }[]>(
+        'update products set stock = stock - ?, updated_at = now() where id = ? and organization_id = ? and stock >= ? returning stock',
+        [item.quantity, id, orgId, item.quantity]);
+      if (!updated.length) {
+        throw conflict(`Only ${product.stock} of "${product.name}" left`, 'out_of_stock', { product_id: id, available: product.stock, requested: item.quantity });
+      }
+    }
+    // 3. Prices: the client's must equal the catalog's; the catalog's are the ones charged.
+    const mismatched = input.items.filter((i) => i.price !== byId.get(i.product_id)!.price)
+      .map((i) => ({ product_id: i.product_id, price: i.price, catalog_price: byId.get(i.product_id)!.price }));
+    if (mismatched.length || input.total !== catalogTotal) {
+      throw conflict('Prices changed since the cart was filled; reload the store', 'checkout_price_mismatch', {
+        items: mismatched, total: input.total, catalog_total: catalogTotal,
+      });
+    }
+    // 4. The order and its items (name and price kept as charged).
+    const order = tx.create(Order, { organization: orgId, userId: member.id, total: catalogTotal, channel: input.channel, status: 'pending', message: '' });
+    await tx.flush();
+    const items = input.items.map((i) => tx.create(OrderItem, {
+      organization: orgId, orderId: order.id, productId: i.product_id, name: byId.get(i.product_id)!.name,
+      price: byId.get(i.product_id)!.price, quantity: i.quantity,
+    }));
+    await tx.flush();
+    // 5. order.created (a notification for the officers).
+    const who = member.email ?? member.username ?? member.chatUserId ?? `user ${member.id}`;
+    await services.emit(tx, {
+      orgId, kind: 'order.created', title: `New order #${order.id} from ${who}`,
+      message: items.map((i) => `${i.quantity} × ${i.name}`).join(', ') + ` — ${catalogTotal} points`,
+      data: { order_id: order.id, user_id: member.id, total: catalogTotal, channel: input.channel, items: items.map((i) => ({ product_id: i.productId, name: i.name, price: i.price, quantity: i.quantity })) },
+    });
+    // 6. The negative points row (a free order spends nothing and writes no row).
+    if (catalogTotal > 0) {
+      await addEntry(tx, { orgId, userId: member.id, amount: -catalogTotal, source: 'order', reason: `Order #${order.id}`, awardedBy: input.actor, ref: `order:${order.id}` });
+    }
+    return { order, items, pointsDeducted: catalogTotal, balance: balance - catalogTotal };
+  }));
+}

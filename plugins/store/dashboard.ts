@@ -1,0 +1,37 @@
+// The store's part of the officer dashboard: catalog and order counts, and orders and points spent per UTC day.
+import type { DashboardDecl } from '@quad/core';
+
+export const storeDashboard: DashboardDecl = {
+  async overview({ em, org }) {
+    const [p] = await em.execute<{ products: string; in_stock: string; out_of_stock: string }[]>(
+      `select count(*) as products, count(*) filter (where stock > 0) as in_stock, count(*) filter (where stock = 0) as out_of_stock
+         from products where organization_id = ?`, [org.id]);
+    const [o] = await em.execute<{ orders: string; open: string; pending: string; spent: string }[]>(
+      `select count(*) as orders,
+              count(*) filter (where status in ('pending', 'processing', 'shipped')) as open,
+              count(*) filter (where status = 'pending') as pending,
+              coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent
+         from orders where organization_id = ?`, [org.id]);
+    return {
+      products: Number(p!.products), products_in_stock: Number(p!.in_stock), products_out_of_stock: Number(p!.out_of_stock),
+      orders: Number(o!.orders), open_orders: Number(o!.open), pending_orders: Number(o!.pending), points_spent: Number(o!.spent),
+    };
+  },
+  async trends({ em, org }, { since, days }) {
+    const rows = await em.execute<{ day: number; orders: string; spent: string }[]>(
+      `select floor(extract(epoch from (created_at - ?::timestamptz)) / 86400)::int as day, count(*) as orders,
+              coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent
+         from orders
+        where organization_id = ? and created_at >= ? and created_at < ?::timestamptz + make_interval(days => ?)
+        group by 1`, [since, org.id, since, since, days]);
+    const orders = new Array<number>(days).fill(0);
+    const spent = new Array<number>(days).fill(0);
+    for (const r of rows) {
+      if (r.day >= 0 && r.day < days) { orders[r.day] = Number(r.orders); spent[r.day] = Number(r.spent); }
+    }
+    return [
+      { key: 'store.orders', title: 'Orders', values: orders },
+      { key: 'store.points_spent', title: 'Points spent in the store', values: spent },
+    ];
+  },
+};

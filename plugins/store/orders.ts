@@ -1,0 +1,57 @@
+// Order status moves and the officer's order changes. Allowed moves only go forward along
+// pending → processing → shipped → delivered (skipping a step is allowed: an item handed over at a meeting goes
+// straight to delivered), and any state before delivered may move to cancelled. Delivered and cancelled are final.
+// Cancelling gives the points back (a positive row) and puts the stock back; deleting does neither.
+import { conflict, notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { addEntry, lockMember } from '@quad/plugin-points';
+import { Order, OrderItem, ORDER_STATUSES, type OrderStatus } from './entities.js';
+import { withRetry } from './checkout.js';
+
+const RANK: Record<OrderStatus, number> = { pending: 0, processing: 1, shipped: 2, delivered: 3, cancelled: -1 };
+
+/** The statuses an order may move to from `from` (not counting staying where it is). */
+export function allowedMoves(from: OrderStatus): OrderStatus[] {
+  if (from === 'delivered' || from === 'cancelled') return [];
+  return ORDER_STATUSES.filter((to) => to === 'cancelled' || RANK[to] > RANK[from]);
+}
+
+export async function changeOrder(em: EntityManager, services: Pick<CoreServices, 'audit'>, input: {
+  orgId: number; orderId: number; status?: OrderStatus; message?: string; actor: string;
+}) {
+  const found = await em.findOne(Order, { id: input.orderId });
+  if (!found) throw notFound(`No order ${input.orderId}`, 'order_not_found');
+  const userId = found.userId;
+  return withRetry(() => em.transactional(async (tx) => {
+    // Same lock as checkout: a refund and a spend of one member never interleave.
+    await lockMember(tx, input.orgId, userId);
+    const [row] = await tx.execute<{ status: OrderStatus; total: number }[]>(
+      'select status, total from orders where id = ? and organization_id = ? for update', [input.orderId, input.orgId]);
+    if (!row) throw notFound(`No order ${input.orderId}`, 'order_not_found');
+    const from = row.status;
+    const to = input.status ?? from;
+    if (to !== from && !allowedMoves(from).includes(to)) {
+      throw conflict(`An order that is ${from} cannot move to ${to}`, 'order_status_move', { from, to, allowed: allowedMoves(from) });
+    }
+    let refunded = 0;
+    if (to === 'cancelled' && from !== 'cancelled') {
+      if (row.total > 0) {
+        await addEntry(tx, { orgId: input.orgId, userId, amount: row.total, source: 'refund', reason: `Order #${input.orderId} cancelled`, awardedBy: input.actor, ref: `order:${input.orderId}` });
+        refunded = row.total;
+      }
+      const items = await tx.find(OrderItem, { orderId: input.orderId, productId: { $ne: null } }, { orderBy: { productId: 'asc' } });
+      for (const item of items) {
+        await tx.execute('update products set stock = stock + ?, updated_at = now() where id = ? and organization_id = ?', [item.quantity, item.productId, input.orgId]);
+      }
+    }
+    const sets: string[] = ['updated_at = now()'];
+    const params: unknown[] = [];
+    if (to !== from) { sets.push('status = ?'); params.push(to); }
+    if (input.message !== undefined) { sets.push('message = ?'); params.push(input.message); }
+    await tx.execute(`update orders set ${sets.join(', ')} where id = ? and organization_id = ?`, [...params, input.orderId, input.orgId] as never[]);
+    await services.audit(tx, {
+      orgId: input.orgId, actor: input.actor, action: 'store.order_update',
+      details: { order_id: input.orderId, from, to, message: input.message !== undefined, refunded },
+    });
+    return { from, to, refunded };
+  }));
+}
