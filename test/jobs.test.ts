@@ -83,3 +83,20 @@ t.test('jobs', async (t) => {
     t.equal(jobs[0].n, 0);
   });
 });
+
+t.test('core.prune deletes old finished runs and jobs given up on', async (t) => {
+  const quad = await startTestApp(t, { plugins: [sample] });
+  const sql = (q: string) => quad.orm.em.fork().getConnection().execute(q);
+  await sql(`insert into job_runs (name, status, queued_at, finished_at) values
+    ('old', 'succeeded', now() - interval '40 days', now() - interval '40 days'),
+    ('recent', 'failed', now() - interval '2 days', now() - interval '2 days'),
+    ('running', 'running', now() - interval '40 days', null)`);
+  await sql(`select graphile_worker.add_job('gone', '{}'::json, max_attempts => 1, run_at => now() + interval '1 hour')`);
+  await sql(`update graphile_worker._private_jobs set attempts = 1, updated_at = now() - interval '8 days'`);
+  const run = await quad.services.startJob(quad.orm.em.fork(), 'core.prune', {});
+  t.equal((await quad.waitForRun(run.runId)).status, 'succeeded');
+  const names = (await sql("select name from job_runs where name in ('old', 'recent', 'running') order by name")).map((r) => r.name);
+  t.same(names, ['recent', 'running']);
+  const [jobs] = await sql("select count(*)::int as n from graphile_worker._private_jobs where task_id in (select id from graphile_worker._private_tasks where identifier = 'gone')");
+  t.equal(jobs.n, 0);
+});

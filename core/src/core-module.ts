@@ -1,6 +1,21 @@
-// The core module: always on; owns the core tables (top-level migrations/) and the health route.
-import { defineModule } from './modules/define.js';
+// The core module: always on; owns the core tables (top-level migrations/), the health route and housekeeping.
+import { defineJob, defineModule } from './modules/define.js';
 import { healthRoutes } from './http/health.js';
+
+/** Finished job runs are kept this long for the dashboard's job-run log. */
+export const JOB_RUNS_KEPT_DAYS = 30;
+
+const pruneJob = defineJob({
+  name: 'core.prune',
+  description: `Deletes job runs finished more than ${JOB_RUNS_KEPT_DAYS} days ago and jobs graphile-worker gave up on more than 7 days ago.`,
+  cron: '23 3 * * *',
+  async handler({ em }) {
+    await em.execute(`delete from job_runs where finished_at < now() - make_interval(days => ?)`, [JOB_RUNS_KEPT_DAYS]);
+    // graphile-worker deletes jobs that succeed but keeps those that failed for good (PITFALLS.md).
+    await em.execute(`delete from graphile_worker._private_jobs
+      where attempts >= max_attempts and locked_at is null and updated_at < now() - interval '7 days'`);
+  },
+});
 
 export const coreModule = defineModule({
   name: 'core',
@@ -10,4 +25,5 @@ export const coreModule = defineModule({
   core: true,
   migrations: new URL('../../migrations/', import.meta.url),
   routes: healthRoutes,
+  jobs: [pruneJob],
 });

@@ -17,6 +17,7 @@ export type { CredentialKind, AccessReason } from './auth/access.js';
 export { DiscordUnavailable, DiscordRequestError, displayName, isDiscordWebhookUrl } from './adapters/discord/index.js';
 export type { CoreServices } from './services.js';
 export type { EventInput } from './events/events.js';
+export type { ProblemInput, RaisedProblem } from './events/problems.js';
 export type { AuditInput } from './events/audit.js';
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { defineEntity, p } from '@mikro-orm/core';

@@ -8,18 +8,18 @@ import { forkFor } from '../../core/src/db/orm.js';
 import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 
 // A module with an integration-backed scope, so `limits` has an integration to narrow.
-const github = defineModule({
-  name: 'gh', title: 'GitHub tools', description: 'Scopes backed by GitHub', category: 'Tests',
-  integrations: [{ key: 'github', title: 'GitHub', description: 'Code hosting', secrets: [{ name: 'github.token', label: 'Token' }] }],
+const forge = defineModule({
+  name: 'gh', title: 'Forge tools', description: 'Scopes backed by Forge', category: 'Tests',
+  integrations: [{ key: 'forge', title: 'Forge', description: 'Code hosting', secrets: [{ name: 'forge.token', label: 'Token' }] }],
   scopes: [
-    { name: 'gh:read', description: 'Read repos', integration: 'github' },
-    { name: 'gh:write', description: 'Write repos', integration: 'github' },
+    { name: 'gh:read', description: 'Read repos', integration: 'forge' },
+    { name: 'gh:write', description: 'Write repos', integration: 'forge' },
   ],
 });
 
 t.test('machine tokens', async (t) => {
   const logs = captureLogs();
-  const world = await startSignInWorld(t, { plugins: [github], logger: logs.logger });
+  const world = await startSignInWorld(t, { plugins: [forge], logger: logs.logger });
   const { quad, officer } = world;
   const other = await quad.createOrg({ prefix: 'ieee' });
   const officerToken = (await signInOfficer(world, officer.id)).access_token;
@@ -28,13 +28,13 @@ t.test('machine tokens', async (t) => {
   const sql = (q: string) => quad.orm.em.fork().getConnection().execute(q);
 
   t.test('an officer creates a token, shown once and stored as hash and prefix', async (t) => {
-    const res = await create({ name: 'deploy bot', kind: 'app', scopes: ['tokens:manage', 'gh:read'], expires_days: 30, limits: { github: { repos: ['acm/*'], tools: ['gh.list_*'] } } });
+    const res = await create({ name: 'deploy bot', kind: 'app', scopes: ['tokens:manage', 'gh:read'], expires_days: 30, limits: { forge: { repos: ['acm/*'], tools: ['gh.list_*'] } } });
     t.equal(res.statusCode, 201);
     const { token, record } = res.json();
     t.match(token, /^plat_[\w-]{43}$/);
     t.equal(record.prefix, token.slice(0, 12));
     t.same(record.scopes, ['tokens:manage', 'gh:read']);
-    t.same(record.limits, { github: { repos: ['acm/*'], tools: ['gh.list_*'] } });
+    t.same(record.limits, { forge: { repos: ['acm/*'], tools: ['gh.list_*'] } });
     t.ok(Math.abs(new Date(record.expires_at).getTime() - Date.now() - 30 * 86_400_000) < 60_000);
     t.equal(record.created_by, `officer:${officer.id}`);
     const [row] = await sql(`select * from machine_tokens where id = ${record.id}`);
@@ -47,7 +47,7 @@ t.test('machine tokens', async (t) => {
     t.notOk(list.body.includes(token), 'the token never appears in a list');
     t.notOk(list.body.includes(row.token_hash), 'nor does its hash');
     t.equal(list.json().tokens[0].id, record.id);
-    t.ok(list.json().scopes.find((s: { name: string }) => s.name === 'gh:read' && (s as { integration?: string }).integration === 'github'));
+    t.ok(list.json().scopes.find((s: { name: string }) => s.name === 'gh:read' && (s as { integration?: string }).integration === 'forge'));
 
     const [audit] = await sql("select * from audit_log where action = 'tokens.create'");
     t.equal(audit.actor, `officer:${officer.id}`);
@@ -67,8 +67,8 @@ t.test('machine tokens', async (t) => {
       [{ name: 'x', kind: 'app', scopes: ['gh:read', 'gh:read'] }, /twice/],
       [{ name: 'x', kind: 'app', scopes: ['gh:read'], expires_days: 0 }, /body\.expires_days/],
       [{ name: 'x', kind: 'app', scopes: ['gh:read'], limits: { gitlab: { repos: ['a/*'] } } }, /unknown integration "gitlab"/],
-      [{ name: 'x', kind: 'app', scopes: ['gh:read'], limits: { github: { repos: ['a b'] } } }, /is not a pattern/],
-      [{ name: 'x', kind: 'app', scopes: ['gh:read'], limits: { github: { branches: ['main'] } } }, /body\.limits/],
+      [{ name: 'x', kind: 'app', scopes: ['gh:read'], limits: { forge: { repos: ['a b'] } } }, /is not a pattern/],
+      [{ name: 'x', kind: 'app', scopes: ['gh:read'], limits: { forge: { branches: ['main'] } } }, /body\.limits/],
       [{ name: '', kind: 'app', scopes: ['gh:read'] }, /body\.name/],
     ];
     for (const [payload, message] of cases) {
@@ -80,14 +80,14 @@ t.test('machine tokens', async (t) => {
   });
 
   t.test('a token made by a tokens:manage token gets at most its creator\'s scopes and limits', async (t) => {
-    const manager = (await create({ name: 'manager', kind: 'agent', scopes: ['tokens:manage', 'gh:read'], limits: { github: { repos: ['acm/*'] } } })).json().token;
+    const manager = (await create({ name: 'manager', kind: 'agent', scopes: ['tokens:manage', 'gh:read'], limits: { forge: { repos: ['acm/*'] } } })).json().token;
     const child = await create({ name: 'child', kind: 'agent', scopes: ['gh:read'] }, manager);
     t.equal(child.statusCode, 201);
-    t.same(child.json().record.limits, { github: { repos: ['acm/*'] } }, 'inherits the creator\'s limits');
+    t.same(child.json().record.limits, { forge: { repos: ['acm/*'] } }, 'inherits the creator\'s limits');
     t.equal(child.json().record.created_by.startsWith('machine:'), true);
-    const narrower = await create({ name: 'narrow', kind: 'agent', scopes: ['gh:read'], limits: { github: { repos: ['acm/site'] } } }, manager);
+    const narrower = await create({ name: 'narrow', kind: 'agent', scopes: ['gh:read'], limits: { forge: { repos: ['acm/site'] } } }, manager);
     t.equal(narrower.statusCode, 201);
-    const wider = await create({ name: 'wide', kind: 'agent', scopes: ['gh:read'], limits: { github: { repos: ['*'] } } }, manager);
+    const wider = await create({ name: 'wide', kind: 'agent', scopes: ['gh:read'], limits: { forge: { repos: ['*'] } } }, manager);
     t.equal(wider.statusCode, 403);
     t.equal(wider.json().reason, 'limit_not_held');
     const escalate = await create({ name: 'escalate', kind: 'agent', scopes: ['gh:write'] }, manager);

@@ -11,18 +11,18 @@ t.test('with ACCESS_ENFORCE=true an officer of one org gets 403 on another org\'
   const token = (await signInOfficer(world, officer.id)).access_token;
   const store = quad.services.secrets;
   const ieeeValue = secretValue('ieee');
-  await store.set(quad.orm.em.fork(), other.id, 'github.token', ieeeValue);
+  await store.set(quad.orm.em.fork(), other.id, 'forge.token', ieeeValue);
 
   const own = await quad.api.inject({ url: '/api/dashboard/acm/secrets', headers: bearer(token) });
   t.equal(own.statusCode, 200);
   const list = await quad.api.inject({ url: '/api/dashboard/ieee/secrets', headers: bearer(token) });
   t.equal(list.statusCode, 403);
   t.equal(list.json().reason, 'not_org_officer');
-  const put = await quad.api.inject({ method: 'PUT', url: '/api/dashboard/ieee/secrets/github.token', headers: bearer(token), payload: { value: secretValue('x') } });
+  const put = await quad.api.inject({ method: 'PUT', url: '/api/dashboard/ieee/secrets/forge.token', headers: bearer(token), payload: { value: secretValue('x') } });
   t.equal(put.statusCode, 403);
-  const del = await quad.api.inject({ method: 'DELETE', url: '/api/dashboard/ieee/secrets/github.token', headers: bearer(token) });
+  const del = await quad.api.inject({ method: 'DELETE', url: '/api/dashboard/ieee/secrets/forge.token', headers: bearer(token) });
   t.equal(del.statusCode, 403);
-  t.equal(await store.get(quad.orm.em.fork(), other.id, 'github.token'), ieeeValue, 'ieee\'s secret is untouched');
+  t.equal(await store.get(quad.orm.em.fork(), other.id, 'forge.token'), ieeeValue, 'ieee\'s secret is untouched');
 
   const anonymous = await quad.api.inject({ url: '/api/dashboard/acm/secrets' });
   t.equal(anonymous.statusCode, 401);
@@ -39,7 +39,7 @@ t.test('without SECRETS_KEY setting and reading values is 503; listing and delet
   t.equal(store.configured, false);
   const v = secretValue('unconfigured');
 
-  const put = await quad.api.inject({ method: 'PUT', url: '/api/dashboard/acm/secrets/github.token', headers: bearer(token), payload: { value: v } });
+  const put = await quad.api.inject({ method: 'PUT', url: '/api/dashboard/acm/secrets/forge.token', headers: bearer(token), payload: { value: v } });
   t.equal(put.statusCode, 503);
   t.equal(put.json().reason, 'secrets_unconfigured');
   t.match(put.json().error, /set SECRETS_KEY/);
@@ -52,19 +52,19 @@ t.test('without SECRETS_KEY setting and reading values is 503; listing and delet
 
   const list = await quad.api.inject({ url: '/api/dashboard/acm/secrets', headers: bearer(token) });
   t.equal(list.statusCode, 200);
-  t.equal(list.json().secrets.length, 3);
+  t.equal(list.json().secrets.length, 4, 'with the core\'s github.token');
   t.ok(list.json().secrets.every((s: { set: boolean }) => !s.set));
-  t.equal(list.json().integrations[0].connected, false);
+  t.equal(list.json().integrations.find((i: { key: string }) => i.key === 'forge').connected, false);
 
   const em = quad.orm.em.fork();
-  await t.rejects(store.get(em, org.id, 'github.token'), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
-  await t.rejects(store.set(em, org.id, 'github.token', v), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
+  await t.rejects(store.get(em, org.id, 'forge.token'), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
+  await t.rejects(store.set(em, org.id, 'forge.token', v), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
   await t.rejects(store.rotate(em), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
   t.same([...await store.names(em, org.id)], []);
-  t.equal(await store.connected(em, org.id, 'github'), false);
+  t.equal(await store.connected(em, org.id, 'forge'), false);
 
-  const del = await quad.api.inject({ method: 'DELETE', url: '/api/dashboard/acm/secrets/github.token', headers: bearer(token) });
+  const del = await quad.api.inject({ method: 'DELETE', url: '/api/dashboard/acm/secrets/forge.token', headers: bearer(token) });
   t.equal(del.statusCode, 200);
-  t.same(del.json(), { name: 'github.token', set: false });
+  t.same(del.json(), { name: 'forge.token', set: false });
   t.notOk(logs.text().includes(v), 'the refused value is not logged');
 });

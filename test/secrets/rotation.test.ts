@@ -18,21 +18,21 @@ t.test('rotation', async (t) => {
   const token = secretValue('token');
   const hook = secretValue('hook');
   const ieeeToken = secretValue('ieee');
-  await before.services.secrets.set(em(), acm.id, 'github.token', token, 'officer:1');
+  await before.services.secrets.set(em(), acm.id, 'forge.token', token, 'officer:1');
   await before.services.secrets.set(em(), acm.id, 'demo.webhook', hook);
-  await before.services.secrets.set(em(), ieee.id, 'github.token', ieeeToken);
+  await before.services.secrets.set(em(), ieee.id, 'forge.token', ieeeToken);
   const rowsBefore = await sql('select * from org_secrets order by organization_id, name');
   t.ok(rowsBefore.every((r) => r.key_id === keyId(keyA.bytes)));
 
   t.test('a new key first: old values still decrypt, new values use the new key', async (t) => {
     const both = new SecretStore(before.registry, [keyB.text, keyA.text]);
-    t.equal(await both.get(em(), acm.id, 'github.token'), token);
-    await both.set(em(), acm.id, 'github.webhook_secret', 'fresh');
-    const [row] = await sql("select key_id from org_secrets where name = 'github.webhook_secret'");
+    t.equal(await both.get(em(), acm.id, 'forge.token'), token);
+    await both.set(em(), acm.id, 'forge.webhook_secret', 'fresh');
+    const [row] = await sql("select key_id from org_secrets where name = 'forge.webhook_secret'");
     t.equal(row.key_id, keyId(keyB.bytes));
-    const err = await before.services.secrets.get(em(), acm.id, 'github.webhook_secret').then(() => null, (e: Error) => e);
+    const err = await before.services.secrets.get(em(), acm.id, 'forge.webhook_secret').then(() => null, (e: Error) => e);
     t.match(err, { name: 'SecretDecryptError', reason: 'secret_key_unknown' }, 'a process still on the old list cannot read it');
-    t.match(err?.message, new RegExp(`"github.webhook_secret" of org ${acm.id} was encrypted with key ${keyId(keyB.bytes)}, which SECRETS_KEY no longer lists`));
+    t.match(err?.message, new RegExp(`"forge.webhook_secret" of org ${acm.id} was encrypted with key ${keyId(keyB.bytes)}, which SECRETS_KEY no longer lists`));
   });
 
   t.test('the secrets.rotate job re-encrypts every org\'s secrets with the first key', async (t) => {
@@ -53,9 +53,9 @@ t.test('rotation', async (t) => {
       t.equal(now.updated_by, old.updated_by, 'updated_by is kept');
     }
     const onlyB = new SecretStore(before.registry, [keyB.text]);
-    t.equal(await onlyB.get(em(), acm.id, 'github.token'), token, 'the old key can go');
+    t.equal(await onlyB.get(em(), acm.id, 'forge.token'), token, 'the old key can go');
     t.equal(await onlyB.get(em(), acm.id, 'demo.webhook'), hook);
-    t.equal(await onlyB.get(em(), ieee.id, 'github.token'), ieeeToken);
+    t.equal(await onlyB.get(em(), ieee.id, 'forge.token'), ieeeToken);
     t.same(await onlyB.rotate(em()), { rotated: 0, current: 4 }, 'a second rotation has nothing to do');
     for (const v of [token, hook, ieeeToken]) t.notOk(logs.text().includes(v), 'no value in the logs');
   });
@@ -63,7 +63,7 @@ t.test('rotation', async (t) => {
   t.test('a value whose key is no longer listed fails clearly, also in rotate', async (t) => {
     const keyC = newKey();
     const onlyC = new SecretStore(before.registry, [keyC.text]);
-    await t.rejects(onlyC.get(em(), acm.id, 'github.token'), { name: 'SecretDecryptError', reason: 'secret_key_unknown', message: /SECRETS_KEY no longer lists/ });
+    await t.rejects(onlyC.get(em(), acm.id, 'forge.token'), { name: 'SecretDecryptError', reason: 'secret_key_unknown', message: /SECRETS_KEY no longer lists/ });
     await t.rejects(onlyC.rotate(em()), { name: 'SecretDecryptError', reason: 'secret_key_unknown' });
     t.ok((await sql('select key_id from org_secrets')).every((r) => r.key_id === keyId(keyB.bytes)), 'a failed rotation changes nothing it could not read');
   });

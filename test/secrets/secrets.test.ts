@@ -32,15 +32,19 @@ t.test('org secrets', async (t) => {
     t.equal(res.statusCode, 200);
     t.same(res.json(), {
       secrets: [
-        { name: 'github.token', label: 'Token', module: 'demo', integration: 'github', write_only: true, set: false, updated_at: null },
-        { name: 'github.webhook_secret', label: 'Webhook secret', module: 'demo', integration: 'github', write_only: true, set: false, updated_at: null },
+        { name: 'github.token', label: 'Token (read-only; Actions: read)', module: 'dashboard', integration: 'github', write_only: true, set: false, updated_at: null },
+        { name: 'forge.token', label: 'Token', module: 'demo', integration: 'forge', write_only: true, set: false, updated_at: null },
+        { name: 'forge.webhook_secret', label: 'Webhook secret', module: 'demo', integration: 'forge', write_only: true, set: false, updated_at: null },
         { name: 'demo.webhook', label: 'Feed webhook address', module: 'demo', integration: null, write_only: true, set: false, updated_at: null },
       ],
       integrations: [{
-        key: 'github', title: 'GitHub', description: 'Code hosting', module: 'demo', connected: false,
+        key: 'github', title: 'GitHub', description: 'Code hosting. A read-only token that can read Actions workflow runs shows private repos in CI.', module: 'dashboard', connected: false,
+        secrets: [{ name: 'github.token', label: 'Token (read-only; Actions: read)', optional: false, set: false }],
+      }, {
+        key: 'forge', title: 'Forge', description: 'Code hosting', module: 'demo', connected: false,
         secrets: [
-          { name: 'github.token', label: 'Token', optional: false, set: false },
-          { name: 'github.webhook_secret', label: 'Webhook secret', optional: true, set: false },
+          { name: 'forge.token', label: 'Token', optional: false, set: false },
+          { name: 'forge.webhook_secret', label: 'Webhook secret', optional: true, set: false },
         ],
       }],
     });
@@ -48,16 +52,16 @@ t.test('org secrets', async (t) => {
 
   t.test('PUT stores the value encrypted; the response and the list never hold it', async (t) => {
     const v = value('token');
-    const res = keep(await put('github.token', { value: `  ${v}\n` }));
+    const res = keep(await put('forge.token', { value: `  ${v}\n` }));
     t.equal(res.statusCode, 200);
     const body = res.json();
     t.same(Object.keys(body).sort(), ['name', 'set', 'updated_at']);
-    t.match(body, { name: 'github.token', set: true });
+    t.match(body, { name: 'forge.token', set: true });
     t.ok(Math.abs(new Date(body.updated_at).getTime() - Date.now()) < 60_000);
     t.notOk(res.body.includes(v));
 
-    t.equal(await store.get(em(), org.id, 'github.token'), v, 'round trip, trimmed');
-    const [row] = await sql('select * from org_secrets where organization_id = ? and name = ?', [org.id, 'github.token']);
+    t.equal(await store.get(em(), org.id, 'forge.token'), v, 'round trip, trimmed');
+    const [row] = await sql('select * from org_secrets where organization_id = ? and name = ?', [org.id, 'forge.token']);
     t.not(row.ciphertext, v);
     t.notOk(row.ciphertext.includes(v), 'the table does not hold the plaintext');
     t.equal(row.key_id, keyId(key.bytes));
@@ -66,13 +70,13 @@ t.test('org secrets', async (t) => {
     const listed = keep(await list());
     t.notOk(listed.body.includes(v));
     t.notOk(listed.body.includes(row.ciphertext), 'nor the ciphertext');
-    const entry = listed.json().secrets.find((s: { name: string }) => s.name === 'github.token');
+    const entry = listed.json().secrets.find((s: { name: string }) => s.name === 'forge.token');
     t.match(entry, { set: true, updated_at: body.updated_at });
 
     const [audit] = await sql("select * from audit_log where action = 'secrets.set'");
     t.equal(audit.organization_id, org.id);
     t.equal(audit.actor, `officer:${officer.id}`);
-    t.same(audit.details, { name: 'github.token' });
+    t.same(audit.details, { name: 'forge.token' });
   });
 
   t.test('equal values encrypt differently (random IV), also across orgs', async (t) => {
@@ -94,11 +98,11 @@ t.test('org secrets', async (t) => {
     const before = (await sql('select count(*)::int as n, max(updated_at) as at from org_secrets'))[0];
     const long = value('long').padEnd(8193, 'x');
     const cases: [string, unknown, RegExp, string][] = [
-      ['github.token', { value: '' }, /body\.value/, 'validation'],
-      ['github.token', { value: '   \n\t ' }, /body\.value: must not be empty/, 'validation'],
-      ['github.token', { value: long }, /body\.value/, 'validation'],
-      ['github.token', {}, /body\.value: is required/, 'validation'],
-      ['github.token', { value: 'x', other: 1 }, /body/, 'validation'],
+      ['forge.token', { value: '' }, /body\.value/, 'validation'],
+      ['forge.token', { value: '   \n\t ' }, /body\.value: must not be empty/, 'validation'],
+      ['forge.token', { value: long }, /body\.value/, 'validation'],
+      ['forge.token', {}, /body\.value: is required/, 'validation'],
+      ['forge.token', { value: 'x', other: 1 }, /body/, 'validation'],
       ['gitlab.token', { value: value('unknown') }, /Unknown secret "gitlab\.token"/, 'unknown_secret'],
     ];
     for (const [name, payload, message, reason] of cases) {
@@ -117,67 +121,67 @@ t.test('org secrets', async (t) => {
   });
 
   t.test('connected flips when the required secrets are set and unset', async (t) => {
-    await store.delete(em(), org.id, 'github.token');
-    const connected = async () => (keep(await list())).json().integrations[0].connected;
-    t.equal(await store.connected(em(), org.id, 'github'), false);
+    await store.delete(em(), org.id, 'forge.token');
+    const connected = async () => (keep(await list())).json().integrations.find((i: { key: string }) => i.key === 'forge').connected;
+    t.equal(await store.connected(em(), org.id, 'forge'), false);
     t.equal(await connected(), false);
-    t.equal(keep(await put('github.webhook_secret', { value: value('optional') })).statusCode, 200);
+    t.equal(keep(await put('forge.webhook_secret', { value: value('optional') })).statusCode, 200);
     t.equal(await connected(), false, 'an optional secret alone does not connect');
-    t.equal(keep(await put('github.token', { value: value('token2') })).statusCode, 200);
+    t.equal(keep(await put('forge.token', { value: value('token2') })).statusCode, 200);
     t.equal(await connected(), true);
-    t.equal(await store.connected(em(), org.id, 'github'), true);
-    t.same((await store.integrations(em(), org.id))[0].secrets.map((s) => s.set), [true, true]);
+    t.equal(await store.connected(em(), org.id, 'forge'), true);
+    t.same((await store.integrations(em(), org.id)).find((i) => i.key === 'forge')!.secrets.map((s) => s.set), [true, true]);
     t.equal(await store.connected(em(), org.id, 'nonesuch'), false);
-    t.equal(await store.connected(em(), other.id, 'github'), false, 'per org');
+    t.equal(await store.connected(em(), other.id, 'forge'), false, 'per org');
 
-    const res = keep(await del('github.token'));
+    const res = keep(await del('forge.token'));
     t.equal(res.statusCode, 200);
-    t.same(res.json(), { name: 'github.token', set: false });
+    t.same(res.json(), { name: 'forge.token', set: false });
     t.equal(await connected(), false);
-    t.equal(await store.get(em(), org.id, 'github.token'), null);
-    t.same([...await store.names(em(), org.id)].sort(), ['demo.webhook', 'github.webhook_secret']);
+    t.equal(await store.get(em(), org.id, 'forge.token'), null);
+    t.same([...await store.names(em(), org.id)].sort(), ['demo.webhook', 'forge.webhook_secret']);
     const audits = await sql("select details from audit_log where action = 'secrets.delete'");
-    t.same(audits.map((a) => a.details), [{ name: 'github.token' }]);
-    const again = keep(await del('github.token'));
-    t.same(again.json(), { name: 'github.token', set: false }, 'deleting an unset secret is fine');
+    t.same(audits.map((a) => a.details), [{ name: 'forge.token' }]);
+    const again = keep(await del('forge.token'));
+    t.same(again.json(), { name: 'forge.token', set: false }, 'deleting an unset secret is fine');
     t.equal((await sql("select count(*)::int as n from audit_log where action = 'secrets.delete'"))[0].n, 1, 'and audits nothing');
   });
 
   t.test('another org never reads or deletes this org\'s secrets', async (t) => {
     const v = value('acm-only');
-    t.equal(keep(await put('github.token', { value: v })).statusCode, 200);
+    t.equal(keep(await put('forge.token', { value: v })).statusCode, 200);
     // ACCESS_ENFORCE=false lets acm's officer through to ieee (logged); the data is still ieee's only.
     const ieee = keep(await list('ieee'));
     t.equal(ieee.statusCode, 200);
     t.ok(ieee.json().secrets.every((s: { set: boolean }) => !s.set), 'ieee sees its own status: nothing set');
-    t.equal(ieee.json().integrations[0].connected, false);
+    t.equal(ieee.json().integrations.find((i: { key: string }) => i.key === 'forge').connected, false);
     t.ok(logs.messages().some((m) => /access decision=would_deny reason=not_org_officer .*org=ieee/.test(m)));
-    t.equal(await store.get(em(), other.id, 'github.token'), null);
+    t.equal(await store.get(em(), other.id, 'forge.token'), null);
     t.same([...await store.names(em(), other.id)], []);
-    keep(await del('github.token', 'ieee'));
-    t.equal(await store.get(em(), org.id, 'github.token'), v, 'deleting through ieee leaves acm\'s secret');
+    keep(await del('forge.token', 'ieee'));
+    t.equal(await store.get(em(), org.id, 'forge.token'), v, 'deleting through ieee leaves acm\'s secret');
 
     const ieeeValue = value('ieee');
-    await store.set(em(), other.id, 'github.token', ieeeValue);
-    t.equal(await store.get(em(), org.id, 'github.token'), v, 'each org reads its own value');
-    t.equal(await store.get(em(), other.id, 'github.token'), ieeeValue);
-    await store.delete(em(), other.id, 'github.token');
-    t.equal(await store.get(em(), org.id, 'github.token'), v);
+    await store.set(em(), other.id, 'forge.token', ieeeValue);
+    t.equal(await store.get(em(), org.id, 'forge.token'), v, 'each org reads its own value');
+    t.equal(await store.get(em(), other.id, 'forge.token'), ieeeValue);
+    await store.delete(em(), other.id, 'forge.token');
+    t.equal(await store.get(em(), org.id, 'forge.token'), v);
   });
 
   t.test('a row copied to another org or name does not decrypt', async (t) => {
     const v = value('bound');
-    await store.set(em(), org.id, 'github.token', v);
+    await store.set(em(), org.id, 'forge.token', v);
     await sql(`insert into org_secrets (organization_id, name, ciphertext, key_id, updated_at)
-               select ?, name, ciphertext, key_id, now() from org_secrets where organization_id = ? and name = 'github.token'`, [other.id, org.id]);
-    const err = await store.get(em(), other.id, 'github.token').then(() => null, (e: Error) => e);
+               select ?, name, ciphertext, key_id, now() from org_secrets where organization_id = ? and name = 'forge.token'`, [other.id, org.id]);
+    const err = await store.get(em(), other.id, 'forge.token').then(() => null, (e: Error) => e);
     t.match(err, { name: 'SecretDecryptError', reason: 'secret_undecryptable' }, 'copied to another org: refused, not the wrong value');
     t.notOk(err?.message.includes(v));
     await sql("delete from org_secrets where organization_id = ? and name = 'demo.webhook'", [org.id]);
     await sql(`insert into org_secrets (organization_id, name, ciphertext, key_id)
-               select organization_id, 'demo.webhook', ciphertext, key_id from org_secrets where organization_id = ? and name = 'github.token'`, [org.id]);
+               select organization_id, 'demo.webhook', ciphertext, key_id from org_secrets where organization_id = ? and name = 'forge.token'`, [org.id]);
     await t.rejects(store.get(em(), org.id, 'demo.webhook'), { name: 'SecretDecryptError', reason: 'secret_undecryptable' }, 'copied to another name: refused');
-    t.equal(await store.get(em(), org.id, 'github.token'), v, 'the original still reads');
+    t.equal(await store.get(em(), org.id, 'forge.token'), v, 'the original still reads');
     await sql('delete from org_secrets where organization_id = ?', [other.id]);
     await sql("delete from org_secrets where organization_id = ? and name = 'demo.webhook'", [org.id]);
   });

@@ -2,12 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { defineModule } from '@quad/core';
 
-/** An integration `github` (one required, one optional secret) and a module secret `demo.webhook`. */
+/** An integration `forge` (one required, one optional secret) and a module secret `demo.webhook`. */
 export const demo = defineModule({
   name: 'demo', title: 'Demo', description: 'Declares secrets for the tests', category: 'Tests',
   integrations: [{
-    key: 'github', title: 'GitHub', description: 'Code hosting',
-    secrets: [{ name: 'github.token', label: 'Token' }, { name: 'github.webhook_secret', label: 'Webhook secret', optional: true }],
+    key: 'forge', title: 'Forge', description: 'Code hosting',
+    secrets: [{ name: 'forge.token', label: 'Token' }, { name: 'forge.webhook_secret', label: 'Webhook secret', optional: true }],
   }],
   secrets: [{ name: 'demo.webhook', label: 'Feed webhook address', writeOnly: true }],
 });

@@ -38,6 +38,14 @@ export const SettingsSchema = Type.Object({
   IDP_SECRET_KEY: Type.Optional(Type.String({ minLength: 1, description: 'identity provider secret key (JWKS and user lookups)' })),
   SECRETS_KEY: Type.Array(Type.String({ pattern: '^[A-Za-z0-9+/=_-]{43,88}$' }), { default: [], description: 'keys (32 bytes, base64) that encrypt org secrets, newest first, comma-separated; the first encrypts, all decrypt' }),
   IDP_AUTHORIZED_PARTIES: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'origins allowed in the identity-provider token azp, comma-separated' }),
+
+  // Outbound webhooks and the dashboard (spec document 1, "Events", "Dashboard routes")
+  DISCORD_WEBHOOK_URL_BASE: Type.String({
+    pattern: '^https?://[^/?#@]+/([^?#]*/)?$', default: 'https://discord.com/api/webhooks/',
+    description: 'the only place outbound webhooks may post to: <base><id>/<token>; the default also allows discordapp.com and /api/v<n>/webhooks/ (tests point it at a fake)',
+  }),
+  GITHUB_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.github.com', description: 'GitHub REST base (dashboard CI runs)' }),
+  GITHUB_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each GitHub call' }),
 });
 
 export type Settings = Static<typeof SettingsSchema>;

@@ -20,6 +20,13 @@ export const Notification = defineEntity({
     message: p.text().default(''),
     data: p.json<Record<string, unknown>>().default('{}'),
     status: p.string().default('open'),
+    /** Events: when it happened. Problems: when it was last raised. */
+    raisedAt: p.datetime().onCreate(() => new Date()),
+    /** How often a problem was raised (1 for events). */
+    occurrences: p.integer().default(1),
+    resolvedAt: p.datetime().nullable(),
+    /** Who resolved it: `officer:<chat id>`. */
+    resolvedBy: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
@@ -49,7 +56,7 @@ export const ErrorEntry = defineEntity({
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     ...nullableOrg,
-    /** `request` or `job`. */
+    /** `request`, `job` or `event` (an event handler that failed). */
     source: p.string(),
     /** `GET /api/x/:y` or the job name. */
     origin: p.string(),
@@ -60,6 +67,10 @@ export const ErrorEntry = defineEntity({
     host: p.string(),
     release: p.string(),
     stack: p.text().nullable(),
+    /** `open` or `resolved` (Activity page, Errors tab). */
+    status: p.string().default('open'),
+    resolvedAt: p.datetime().nullable(),
+    resolvedBy: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -5,8 +5,9 @@ import { ErrorEntry } from '../entities/logs.js';
 
 export interface ErrorLogInput {
   orgId?: number | null;
-  source: 'request' | 'job';
-  /** `GET /api/x/:y` or the job name. */
+  /** `event`: an event handler that failed (the event itself was kept). */
+  source: 'request' | 'job' | 'event';
+  /** `GET /api/x/:y`, the job name, or `<module> handler of <event kind>`. */
   origin: string;
   requestId?: string | null;
   error: unknown;

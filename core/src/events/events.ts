@@ -1,32 +1,155 @@
-// emit(): every event becomes a notification row for its org (delivery to webhooks is added by the events module).
+// The event pipeline. emit() stores an event as a notification of its org (events are kept 30 days, at most the
+// newest 200 per org) and hands it to the event handlers of every module that is on for the org, inside the
+// emitting transaction: a handler enqueues work there (e.g. a webhook delivery job), so a rolled-back emitter
+// enqueues nothing. Each handler runs in its own savepoint: a failing handler is rolled back, logged and written
+// to the error log, and neither the event nor the emitter's work is lost.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Notification } from '../entities/logs.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { ORG_FILTER } from '../db/org-owned.js';
+import type { Registry } from '../modules/registry.js';
+import type { EmittedEvent } from '../modules/types.js';
+import type { CoreServices } from '../services.js';
+import type { ErrorLogInput } from './error-log.js';
 
-/** Events kept per org; older ones are dropped as new ones arrive. */
+/** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
 export const EVENTS_KEPT_PER_ORG = 200;
+/** Days an event is kept (and listed). */
+export const EVENT_RETENTION_DAYS = 30;
+/** Stored (and sent) titles and messages are cut to Discord's embed limits. */
+export const TITLE_MAX = 256;
+export const MESSAGE_MAX = 4096;
+
+/** Event kinds the core emits itself: a job that failed for good, an unhandled error in a request of the org. */
+export const JOB_FAILED = 'job.failed';
+export const ERROR_UNHANDLED = 'error.unhandled';
+export const CORE_EVENT_KINDS = [JOB_FAILED, ERROR_UNHANDLED] as const;
 
 export interface EventInput {
   orgId: number;
-  /** Event kind, e.g. `order.created`, `job.failed`. */
+  /** Event kind, declared in the emitting module's manifest `events`, e.g. `order.created`, `job.failed`. */
   kind: string;
+  /** One line; cut at 256 characters. */
   title: string;
+  /** Cut at 4,096 characters. Default: empty. */
   message?: string;
+  /** Details for handlers and the dashboard (JSON). Never put a secret here: events reach outbound webhooks. */
   data?: Record<string, unknown>;
 }
 
-/** Store an event as a notification, in the caller's transaction when it has one. */
-export async function emitEvent(em: EntityManager, event: EventInput): Promise<void> {
-  await em.insert(Notification, {
-    organization: event.orgId,
-    category: 'event',
-    kind: event.kind,
-    title: event.title,
-    message: event.message ?? '',
-    data: event.data ?? {},
-  });
+export interface EventKind { kind: string; module: string }
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+export class EventPipeline {
+  private readonly kinds = new Map<string, string>();
+  private services: CoreServices | null = null;
+
+  constructor(private readonly registry: Registry, private readonly log: FastifyBaseLogger) {
+    for (const mod of registry.modules) {
+      for (const kind of mod.events) if (!this.kinds.has(kind)) this.kinds.set(kind, mod.name);
+    }
+  }
+
+  /** The services handlers receive (they are built after the pipeline). */
+  bind(services: CoreServices): void {
+    this.services = services;
+  }
+
+  /** Every event kind a loaded module declares, with the module that declares it, sorted by kind. */
+  catalog(): EventKind[] {
+    return [...this.kinds].map(([kind, module]) => ({ kind, module })).sort((a, b) => a.kind.localeCompare(b.kind));
+  }
+
+  /** Store the event and run the matching handlers, in the caller's transaction (or a new one). */
+  async emit(em: EntityManager, input: EventInput): Promise<EmittedEvent> {
+    if (!this.kinds.has(input.kind)) {
+      throw new Error(`emit: no loaded module declares the event kind "${input.kind}" (list it in the manifest's events)`);
+    }
+    const run = async (tem: EntityManager) => {
+      const title = cut(String(input.title ?? '').trim() || input.kind, TITLE_MAX);
+      const message = cut(input.message ?? '', MESSAGE_MAX);
+      const data = input.data ?? {};
+      const [row] = await tem.execute<{ id: string | number; created_at: Date }[]>(
+        `insert into notifications (organization_id, category, kind, title, message, data)
+         values (?, 'event', ?, ?, ?, ?::jsonb) returning id, created_at`,
+        [input.orgId, input.kind, title, message, JSON.stringify(data)],
+      );
+      await pruneOrgEvents(tem, input.orgId);
+      const event: EmittedEvent = {
+        id: Number(row.id), orgId: input.orgId, kind: input.kind, title, message, data, createdAt: new Date(row.created_at),
+      };
+      await this.dispatch(tem, event);
+      return event;
+    };
+    // Handlers enqueue work with the event, so they share its transaction; with none there is nothing to tie.
+    if (em.isInTransaction() || !this.handlersOf(input.kind).length) return run(em);
+    return em.transactional(run);
+  }
+
+  private handlersOf(kind: string) {
+    return this.registry.modules.flatMap((mod) => mod.eventHandlers
+      .filter((h) => h.events === '*' || h.events.includes(kind))
+      .map((h) => ({ module: mod.name, handler: h.handler })));
+  }
+
+  /** An unhandled error in a request of an org becomes the event `error.unhandled` (after the error log row). */
+  async unhandledError(em: EntityManager, input: ErrorLogInput): Promise<void> {
+    if (input.source !== 'request' || input.orgId == null) return;
+    const message = input.error instanceof Error ? input.error.message : String(input.error);
+    await this.emit(em, {
+      orgId: input.orgId, kind: ERROR_UNHANDLED, title: `Unhandled error in ${input.origin}`, message,
+      data: { origin: input.origin, request_id: input.requestId ?? null },
+    });
+  }
+
+  private async dispatch(em: EntityManager, event: EmittedEvent): Promise<void> {
+    const handlers = this.handlersOf(event.kind);
+    if (!handlers.length) return;
+    const [org] = await em.execute<{ modules: Record<string, boolean> }[]>('select modules from organizations where id = ?', [event.orgId]);
+    const services = this.services;
+    if (!services) throw new Error('EventPipeline: bind(services) was not called');
+    for (const { module, handler } of handlers) {
+      if (!this.registry.isEnabled(org?.modules ?? {}, module)) continue;
+      const log = this.log.child({ event: event.kind, event_id: event.id, module });
+      try {
+        // A nested transactional() is a savepoint: a failing handler takes back only its own writes.
+        await em.transactional(async (sp) => {
+          sp.setFilterParams(ORG_FILTER, { orgId: event.orgId });
+          await handler({ em: sp, services, log }, event);
+        });
+      } catch (err) {
+        const line = `event handler of module ${module} failed for ${event.kind} (event ${event.id}): ${err instanceof Error ? err.message : String(err)}`;
+        log.error({ err }, line);
+        await services.logError({ orgId: event.orgId, source: 'event', origin: `${module} handler of ${event.kind}`, error: err, logLine: line })
+          .catch((logErr) => log.error({ err: logErr }, 'could not write the error log'));
+      }
+    }
+  }
+}
+
+/** Drop an org's events beyond the newest 200 and those older than 30 days. */
+export async function pruneOrgEvents(em: EntityManager, orgId: number): Promise<void> {
   await em.execute(
-    `delete from notifications where organization_id = ? and category = 'event' and id not in (
-       select id from notifications where organization_id = ? and category = 'event' order by created_at desc, id desc limit ?)`,
-    [event.orgId, event.orgId, EVENTS_KEPT_PER_ORG],
+    `delete from notifications where organization_id = ? and category = 'event' and (
+       created_at < now() - make_interval(days => ?)
+       or id in (select id from notifications where organization_id = ? and category = 'event'
+                 order by created_at desc, id desc offset ?))`,
+    [orgId, EVENT_RETENTION_DAYS, orgId, EVENTS_KEPT_PER_ORG],
   );
+}
+
+/** Every org's events beyond the newest 200 or older than 30 days (the daily events.prune job). */
+export async function pruneAllEvents(em: EntityManager): Promise<number> {
+  const old = await em.execute<{ id: string }[]>(
+    `delete from notifications where category = 'event' and created_at < now() - make_interval(days => ?) returning id`,
+    [EVENT_RETENTION_DAYS],
+  );
+  const over = await em.execute<{ id: string }[]>(
+    `delete from notifications n using (
+       select id, row_number() over (partition by organization_id order by created_at desc, id desc) as rank
+       from notifications where category = 'event') ranked
+     where n.id = ranked.id and ranked.rank > ? returning n.id`,
+    [EVENTS_KEPT_PER_ORG],
+  );
+  return old.length + over.length;
 }

@@ -111,17 +111,19 @@ async function finishRun(options: WorkerOptions, job: JobDecl, run: RunRef, err:
     return;
   }
   const message = err instanceof Error ? err.message : String(err);
+  const line = final ? `job ${job.name} failed for good: ${message}` : `job ${job.name} failed, will retry: ${message}`;
+  jobLog.error({ err }, line);
+  if (final) {
+    // Logged and announced before the run is marked failed, so whoever waits for the run sees both.
+    await services.logError({ orgId: run.orgId, source: 'job', origin: job.name, error: err, logLine: line });
+    if (run.orgId != null) {
+      await services.emit(em, { orgId: run.orgId, kind: 'job.failed', title: `Job ${job.name} failed`, message, data: { job: job.name, run: run.id } });
+    }
+  }
   // Between attempts the run stays queued, so a one-at-a-time job keeps its slot until it is done for good.
   await em.nativeUpdate(JobRun, { id: run.id }, final
     ? { status: 'failed', error: message, finishedAt: new Date() }
     : { status: 'queued', error: message }, { filters: false });
-  const line = final ? `job ${job.name} failed for good: ${message}` : `job ${job.name} failed, will retry: ${message}`;
-  jobLog.error({ err }, line);
-  if (!final) return;
-  await services.logError({ orgId: run.orgId, source: 'job', origin: job.name, error: err, logLine: line });
-  if (run.orgId != null) {
-    await services.emit(em, { orgId: run.orgId, kind: 'job.failed', title: `Job ${job.name} failed`, message, data: { job: job.name, run: run.id } });
-  }
 }
 
 /** graphile-worker's own messages go to our logger (it would print to the console otherwise). */

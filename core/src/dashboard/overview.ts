@@ -1,0 +1,58 @@
+// The overview: every dashboard section in one response. The core's counts, open problems, CI, and the recent
+// changes and job runs; then one section per module that is on and declares `dashboard.overview`. A section
+// that fails is answered `{ unavailable: true }` (and logged) instead of failing the whole page.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import { AuditEntry, JobRun, Notification } from '../entities/logs.js';
+import { EVENT_RETENTION_DAYS } from '../events/events.js';
+import { changeView, jobRunView, notificationView } from '../events/routes.js';
+import type { Registry } from '../modules/registry.js';
+import type { OrgSnapshot } from '../orgs/org-cache.js';
+import type { CoreServices } from '../services.js';
+import type { CiRuns } from './ci.js';
+
+/** Rows of each recent list. */
+export const RECENT_ROWS = 10;
+
+export async function overview(deps: {
+  em: EntityManager; org: OrgSnapshot; registry: Registry; services: CoreServices; ci: CiRuns; log: FastifyBaseLogger;
+}) {
+  const { em, org, registry, services, ci, log } = deps;
+  const since = (ms: number) => new Date(Date.now() - ms);
+  const day = 86_400_000;
+  const count = async (sql: string, params: unknown[]) => Number((await em.execute<{ n: number }[]>(sql, params))[0].n);
+
+  const [counts, problems, changes, runs, ciAnswer, sections] = await Promise.all([
+    (async () => ({
+      open_problems: await count(`select count(*)::int as n from notifications where organization_id = ? and category = 'problem' and status = 'open'`, [org.id]),
+      open_events: await count(`select count(*)::int as n from notifications where organization_id = ? and category = 'event' and status = 'open' and created_at >= ?`, [org.id, since(EVENT_RETENTION_DAYS * day).toISOString()]),
+      open_errors: await count(`select count(*)::int as n from error_log where organization_id = ? and status = 'open'`, [org.id]),
+      errors_24h: await count(`select count(*)::int as n from error_log where organization_id = ? and created_at >= ?`, [org.id, since(day).toISOString()]),
+      failed_jobs_24h: await count(`select count(*)::int as n from job_runs where organization_id = ? and status = 'failed' and finished_at >= ?`, [org.id, since(day).toISOString()]),
+      changes_7d: await count(`select count(*)::int as n from audit_log where organization_id = ? and created_at >= ?`, [org.id, since(7 * day).toISOString()]),
+    }))(),
+    em.fork().find(Notification, { category: 'problem', status: 'open' }, { orderBy: { raisedAt: 'desc', id: 'desc' }, limit: RECENT_ROWS }),
+    em.fork().find(AuditEntry, {}, { orderBy: { id: 'desc' }, limit: RECENT_ROWS }),
+    em.fork().find(JobRun, {}, { orderBy: { id: 'desc' }, limit: RECENT_ROWS }),
+    ci.runs(em.fork(), org.id),
+    Promise.all(registry.modules
+      .filter((m) => m.dashboard?.overview && registry.isEnabled(org.modules as Record<string, boolean>, m.name))
+      .map(async (m): Promise<[string, Record<string, unknown>]> => {
+        try {
+          return [m.name, await m.dashboard!.overview!({ em: em.fork(), org, services })];
+        } catch (err) {
+          log.error({ err }, `dashboard overview of module ${m.name} failed: ${(err as Error).message}`);
+          return [m.name, { unavailable: true }];
+        }
+      })),
+  ]);
+  return {
+    org: { id: org.id, prefix: org.prefix, name: org.name },
+    generated_at: new Date().toISOString(),
+    counts,
+    problems: problems.map(notificationView),
+    ci: ciAnswer,
+    modules: Object.fromEntries(sections),
+    recent: { changes: changes.map(changeView), job_runs: runs.map(jobRunView) },
+  };
+}

@@ -1,0 +1,63 @@
+// Problems: notifications keyed by their cause (a failed feed run, a failed deploy, a source that cannot be
+// fetched). Raising a problem again updates its row (and counts it); a resolved problem reopens only when its
+// message changes; clearing it (the cause was fixed) deletes the row. Officers cannot delete problems.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { MESSAGE_MAX, TITLE_MAX } from './events.js';
+
+export interface ProblemInput {
+  orgId: number;
+  /** The cause, unique in the org: `<module>.<cause>:<id>`, e.g. `feeds.run_failed:12`. */
+  key: string;
+  /** Kind shown in the list and used by filters. Default: the key up to its first `:`. */
+  kind?: string;
+  title: string;
+  message?: string;
+  data?: Record<string, unknown>;
+}
+
+export interface RaisedProblem {
+  id: number;
+  status: 'open' | 'resolved';
+  /** How often it was raised, this time included. */
+  occurrences: number;
+  /** The first raise made the row. */
+  created: boolean;
+  /** A resolved problem was opened again because its message changed. */
+  reopened: boolean;
+}
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** Raise (or raise again) a problem, in the caller's transaction. */
+export async function raiseProblem(em: EntityManager, input: ProblemInput): Promise<RaisedProblem> {
+  const key = input.key.trim();
+  if (!key) throw new Error('raiseProblem: key must not be empty');
+  const kind = input.kind ?? key.split(':')[0];
+  const title = cut(input.title.trim() || kind, TITLE_MAX);
+  const message = cut(input.message ?? '', MESSAGE_MAX);
+  // In UPDATE SET every right-hand side reads the row as it was, so `notifications.message` is the old message.
+  const [row] = await em.execute<{ id: string | number; status: 'open' | 'resolved'; occurrences: number; created: boolean; was: string | null }[]>(
+    `insert into notifications as n (organization_id, category, kind, problem_key, title, message, data)
+     values (?, 'problem', ?, ?, ?, ?, ?::jsonb)
+     on conflict (organization_id, problem_key) where problem_key is not null do update set
+       kind = excluded.kind, title = excluded.title, data = excluded.data, message = excluded.message,
+       raised_at = now(), updated_at = now(), occurrences = n.occurrences + 1,
+       status = case when n.message is distinct from excluded.message then 'open' else n.status end,
+       resolved_at = case when n.message is distinct from excluded.message then null else n.resolved_at end,
+       resolved_by = case when n.message is distinct from excluded.message then null else n.resolved_by end
+     returning n.id, n.status, n.occurrences, (xmax = 0) as created,
+       (select status from notifications o where o.id = n.id) as was`,
+    [input.orgId, kind, key, title, message, JSON.stringify(input.data ?? {})],
+  );
+  return {
+    id: Number(row.id), status: row.status, occurrences: row.occurrences, created: row.created,
+    reopened: !row.created && row.was === 'resolved' && row.status === 'open',
+  };
+}
+
+/** The cause was fixed: the problem disappears. True when there was one. */
+export async function clearProblem(em: EntityManager, orgId: number, key: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `delete from notifications where organization_id = ? and category = 'problem' and problem_key = ? returning id`, [orgId, key]);
+  return rows.length > 0;
+}

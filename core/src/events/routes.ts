@@ -1,0 +1,270 @@
+// The Activity page (officers of the org): notifications (events and problems) and errors with filters and
+// paging, resolve / reopen / delete on many selected rows at once, the audit log (changes) and the job-run log.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AuditEntry, ErrorEntry, JobRun, Notification, type NotificationEntity, type ErrorEntryEntity } from '../entities/logs.js';
+import { badRequest } from '../http/errors.js';
+import { EVENT_RETENTION_DAYS } from './events.js';
+
+const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
+const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Time = Type.String({ format: 'date-time' });
+
+const paging = {
+  page: Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }),
+  per_page: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+};
+const Search = Type.String({ minLength: 1, maxLength: 200, description: 'text the title or message contains (case-insensitive)' });
+const Prefix = (what: string) => Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z][a-z0-9_.:-]*$', description: `${what}, or its module prefix (\`job\` matches \`job.failed\`)` });
+const Page = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() });
+
+/** At most this many rows in one bulk action. */
+export const BULK_MAX = 500;
+const Ids = Type.Object({
+  ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: BULK_MAX, description: 'the selected rows' }),
+}, { additionalProperties: false });
+const BulkResult = Type.Object({ ids: Type.Array(Type.Integer(), { description: 'the rows that changed' }), count: Type.Integer() });
+
+export const NotificationView = Type.Object({
+  id: Type.Integer(),
+  category: Type.Union([Type.Literal('event'), Type.Literal('problem')]),
+  kind: Type.String(),
+  key: Nullable(Type.String({ description: 'the cause of a problem' })),
+  title: Type.String(),
+  message: Type.String(),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  status: Type.Union([Type.Literal('open'), Type.Literal('resolved')]),
+  occurrences: Type.Integer({ description: 'how often a problem was raised' }),
+  created_at: Time,
+  raised_at: Type.String({ format: 'date-time', description: 'events: when it happened; problems: when last raised' }),
+  resolved_at: Nullable(Time),
+  resolved_by: Nullable(Type.String()),
+});
+
+const ErrorView = Type.Object({
+  id: Type.Integer(),
+  source: Type.String({ description: 'request, job or event (a failed event handler)' }),
+  origin: Type.String({ description: 'the route, job or event handler' }),
+  request_id: Nullable(Type.String()),
+  message: Type.String(),
+  log_line: Type.String(),
+  host: Type.String(),
+  release: Type.String(),
+  stack: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('open'), Type.Literal('resolved')]),
+  created_at: Time,
+  resolved_at: Nullable(Time),
+  resolved_by: Nullable(Type.String()),
+});
+
+export const ChangeView = Type.Object({
+  id: Type.Integer(), actor: Type.String(), action: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Time,
+});
+export const JobRunView = Type.Object({
+  id: Type.Integer(), name: Type.String(), status: Type.String({ description: 'queued, running, succeeded, failed or skipped' }),
+  attempts: Type.Integer(), error: Nullable(Type.String()), queued_at: Time, started_at: Nullable(Time), finished_at: Nullable(Time),
+});
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export const notificationView = (n: NotificationEntity): Static<typeof NotificationView> => ({
+  id: n.id, category: n.category as 'event' | 'problem', kind: n.kind, key: n.problemKey ?? null, title: n.title, message: n.message,
+  data: n.data, status: n.status as 'open' | 'resolved', occurrences: n.occurrences, created_at: n.createdAt.toISOString(),
+  raised_at: n.raisedAt.toISOString(), resolved_at: iso(n.resolvedAt), resolved_by: n.resolvedBy ?? null,
+});
+
+const errorView = (e: ErrorEntryEntity): Static<typeof ErrorView> => ({
+  id: e.id, source: e.source, origin: e.origin, request_id: e.requestId ?? null, message: e.message, log_line: e.logLine, host: e.host,
+  release: e.release, stack: e.stack ?? null, status: e.status as 'open' | 'resolved', created_at: e.createdAt.toISOString(),
+  resolved_at: iso(e.resolvedAt), resolved_by: e.resolvedBy ?? null,
+});
+
+export const changeView = (a: { id: number; actor: string; action: string; details: Record<string, unknown>; createdAt: Date }) => ({
+  id: a.id, actor: a.actor, action: a.action, details: a.details, created_at: a.createdAt.toISOString(),
+});
+
+export const jobRunView = (r: { id: number; name: string; status: string; attempts: number; error?: string | null; queuedAt: Date; startedAt?: Date | null; finishedAt?: Date | null }) => ({
+  id: r.id, name: r.name, status: r.status, attempts: r.attempts, error: r.error ?? null,
+  queued_at: r.queuedAt.toISOString(), started_at: iso(r.startedAt), finished_at: iso(r.finishedAt),
+});
+
+/** `%` and `_` are LIKE wildcards; the search text is matched literally. */
+const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** `job` matches `job` and `job.*`; `job.failed` matches itself (and `job.failed.*`). */
+const prefixed = (field: string, value: string) => ({ $or: [{ [field]: value }, { [field]: { $like: `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}.%` } }] });
+const placeholders = (ids: number[]) => ids.map(() => '?').join(', ');
+const unique = (ids: number[]) => [...new Set(ids)];
+
+/** Events older than the retention are not listed, even before the prune job removes them. */
+const retention = () => new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000);
+
+export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const auth = 'officer' as const;
+  const security = [{ bearer: [] }];
+  const tags = ['activity'];
+
+  /** Open events and problems (for the badge next to the Notifications tab). */
+  const openNotifications = async (em: EntityManager) => {
+    const [events, problems] = await Promise.all([
+      em.count(Notification, { category: 'event', status: 'open', createdAt: { $gte: retention() } }),
+      em.count(Notification, { category: 'problem', status: 'open' }),
+    ]);
+    return { events, problems };
+  };
+
+  app.get('/api/dashboard/:org/notifications', {
+    config: { auth },
+    schema: {
+      tags, security, params: OrgParams,
+      summary: 'Notifications of the org (events of the last 30 days and problems), last raised first',
+      querystring: Type.Object({
+        ...paging,
+        category: Type.Optional(Type.Union([Type.Literal('event'), Type.Literal('problem')])),
+        status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
+        kind: Type.Optional(Prefix('an event kind')),
+        q: Type.Optional(Search),
+      }, { additionalProperties: false }),
+      response: {
+        200: Type.Intersect([Page(NotificationView), Type.Object({ open: Type.Object({ events: Type.Integer(), problems: Type.Integer() }) })]),
+        400: ErrorBody,
+      },
+    },
+  }, async (request) => {
+    const { page, per_page, category, status, kind, q } = request.query;
+    const where: Record<string, unknown>[] = [{ $or: [{ category: 'problem' }, { createdAt: { $gte: retention() } }] }];
+    if (category) where.push({ category });
+    if (status) where.push({ status });
+    if (kind) where.push(prefixed('kind', kind));
+    if (q) where.push({ $or: [{ title: { $ilike: like(q) } }, { message: { $ilike: like(q) } }] });
+    const [rows, total] = await request.em.findAndCount(Notification, { $and: where } as never, {
+      orderBy: { raisedAt: 'desc', id: 'desc' }, limit: per_page, offset: (page - 1) * per_page,
+    });
+    return { items: rows.map(notificationView), page, per_page, total, open: await openNotifications(request.em) };
+  });
+
+  const bulk = (path: string, summary: string, action: (em: EntityManager, orgId: number, ids: number[], actor: string) => Promise<number[]>, audit: string) => {
+    app.post(path, {
+      config: { auth },
+      schema: { tags, security, params: OrgParams, summary, body: Ids, response: { 200: BulkResult, 400: ErrorBody } },
+    }, async (request) => {
+      const org = request.org!;
+      const actor = request.caller!.actor;
+      const changed = await request.em.transactional(async (em) => {
+        const done = await action(em, org.id, unique(request.body.ids), actor);
+        if (done.length) await app.quad.audit(em, { orgId: org.id, actor, action: audit, details: { ids: done } });
+        return done;
+      });
+      return { ids: changed, count: changed.length };
+    });
+  };
+
+  const setStatus = (table: 'notifications' | 'error_log', status: 'open' | 'resolved') =>
+    async (em: EntityManager, orgId: number, ids: number[], actor: string) => {
+      const rows = await em.execute<{ id: string | number }[]>(
+        `update ${table} set status = ?, resolved_at = ${status === 'resolved' ? 'now()' : 'null'}, resolved_by = ?
+           ${table === 'notifications' ? ', updated_at = now()' : ''}
+         where organization_id = ? and id in (${placeholders(ids)}) and status <> ? returning id`,
+        [status, status === 'resolved' ? actor : null, orgId, ...ids, status],
+      );
+      return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    };
+
+  bulk('/api/dashboard/:org/notifications/resolve', 'Resolve the selected notifications (ids of other orgs or already resolved ones are left alone)',
+    setStatus('notifications', 'resolved'), 'notifications.resolve');
+  bulk('/api/dashboard/:org/notifications/reopen', 'Reopen the selected notifications',
+    setStatus('notifications', 'open'), 'notifications.reopen');
+  bulk('/api/dashboard/:org/notifications/delete', 'Delete the selected events; problems cannot be deleted (400 problem_not_deletable, nothing deleted)',
+    async (em, orgId, ids) => {
+      const problems = await em.execute<{ id: string | number }[]>(
+        `select id from notifications where organization_id = ? and category = 'problem' and id in (${placeholders(ids)}) order by id`, [orgId, ...ids]);
+      if (problems.length) {
+        throw badRequest('Problems cannot be deleted: they disappear when their cause is fixed (resolve them instead)', 'problem_not_deletable',
+          { ids: problems.map((p) => Number(p.id)) });
+      }
+      const rows = await em.execute<{ id: string | number }[]>(
+        `delete from notifications where organization_id = ? and category = 'event' and id in (${placeholders(ids)}) returning id`, [orgId, ...ids]);
+      return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    }, 'notifications.delete');
+
+  app.get('/api/dashboard/:org/errors', {
+    config: { auth },
+    schema: {
+      tags, security, params: OrgParams,
+      summary: 'The org\'s error log (requests, jobs and event handlers that failed), newest first',
+      querystring: Type.Object({
+        ...paging,
+        source: Type.Optional(Type.Union([Type.Literal('request'), Type.Literal('job'), Type.Literal('event')])),
+        status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
+        q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'text the message or origin contains (case-insensitive)' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Intersect([Page(ErrorView), Type.Object({ open: Type.Integer() })]), 400: ErrorBody },
+    },
+  }, async (request) => {
+    const { page, per_page, source, status, q } = request.query;
+    const where: Record<string, unknown>[] = [];
+    if (source) where.push({ source });
+    if (status) where.push({ status });
+    if (q) where.push({ $or: [{ message: { $ilike: like(q) } }, { origin: { $ilike: like(q) } }] });
+    const [[rows, total], open] = await Promise.all([
+      request.em.findAndCount(ErrorEntry, (where.length ? { $and: where } : {}) as never, { orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page }),
+      request.em.fork().count(ErrorEntry, { status: 'open' }),
+    ]);
+    return { items: rows.map(errorView), page, per_page, total, open };
+  });
+
+  bulk('/api/dashboard/:org/errors/resolve', 'Resolve the selected errors', setStatus('error_log', 'resolved'), 'errors.resolve');
+  bulk('/api/dashboard/:org/errors/reopen', 'Reopen the selected errors', setStatus('error_log', 'open'), 'errors.reopen');
+  bulk('/api/dashboard/:org/errors/delete', 'Delete the selected errors', async (em, orgId, ids) => {
+    const rows = await em.execute<{ id: string | number }[]>(
+      `delete from error_log where organization_id = ? and id in (${placeholders(ids)}) returning id`, [orgId, ...ids]);
+    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }, 'errors.delete');
+
+  app.get('/api/dashboard/:org/changes', {
+    config: { auth },
+    schema: {
+      tags, security, params: OrgParams,
+      summary: 'The org\'s audit log (changes, deletes, tokens made…), newest first',
+      querystring: Type.Object({
+        ...paging,
+        action: Type.Optional(Prefix('an action (`org.branding`)')),
+        actor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'exactly this actor, e.g. `officer:<chat id>`' })),
+      }, { additionalProperties: false }),
+      response: { 200: Page(ChangeView), 400: ErrorBody },
+    },
+  }, async (request) => {
+    const { page, per_page, action, actor } = request.query;
+    const where: Record<string, unknown>[] = [];
+    if (action) where.push(prefixed('action', action));
+    if (actor) where.push({ actor });
+    const [rows, total] = await request.em.findAndCount(AuditEntry, (where.length ? { $and: where } : {}) as never, {
+      orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page,
+    });
+    return { items: rows.map(changeView), page, per_page, total };
+  });
+
+  app.get('/api/dashboard/:org/job-runs', {
+    config: { auth },
+    schema: {
+      tags, security, params: OrgParams,
+      summary: 'The org\'s job runs, newest first',
+      querystring: Type.Object({
+        ...paging,
+        status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'skipped'].map((s) => Type.Literal(s)))),
+        name: Type.Optional(Prefix('a job name (`event_webhook.deliver`)')),
+      }, { additionalProperties: false }),
+      response: { 200: Page(JobRunView), 400: ErrorBody },
+    },
+  }, async (request) => {
+    const { page, per_page, status, name } = request.query;
+    const where: Record<string, unknown>[] = [];
+    if (status) where.push({ status });
+    if (name) where.push(prefixed('name', name));
+    const [rows, total] = await request.em.findAndCount(JobRun, (where.length ? { $and: where } : {}) as never, {
+      orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page,
+    });
+    return { items: rows.map(jobRunView), page, per_page, total };
+  });
+};

@@ -1,0 +1,57 @@
+// @quad/plugin-event-webhook (module `event_webhook`): outbound event webhooks. Officers pick Discord channels
+// (webhook URLs, stored encrypted and never shown again) and the events each one receives; every event of the
+// org that a webhook selected is posted there by a retried job, and the last result is kept on the webhook.
+import { defineModule, type DashboardDecl } from '@quad/core';
+import { Webhook } from './entities.js';
+import { DELIVER_JOB, deliverJob, enqueueDeliveries } from './deliver.js';
+import { KEY_SECRET } from './destination.js';
+import { LIMIT_KEY, webhookRoutes } from './routes.js';
+
+const dashboard: DashboardDecl = {
+  async overview({ em }) {
+    const hooks = await em.find(Webhook, {});
+    return {
+      webhooks: hooks.length,
+      enabled: hooks.filter((h) => h.enabled).length,
+      failing: hooks.filter((h) => h.enabled && h.lastOk === false).length,
+    };
+  },
+  async trends({ em, org }, { since, days }) {
+    const rows = await em.execute<{ day: number; status: string; n: number }[]>(
+      `select floor(extract(epoch from finished_at - ?::timestamptz) / 86400)::int as day, status, count(*)::int as n
+       from job_runs where organization_id = ? and name = ? and status in ('succeeded', 'failed')
+         and finished_at >= ?::timestamptz and finished_at < ?::timestamptz + make_interval(days => ?)
+       group by 1, 2`,
+      [since.toISOString(), org.id, DELIVER_JOB, since.toISOString(), since.toISOString(), days]);
+    const series = (status: string) => {
+      const values = new Array<number>(days).fill(0);
+      for (const r of rows) if (r.status === status && r.day >= 0 && r.day < days) values[r.day] += Number(r.n);
+      return values;
+    };
+    return [
+      { key: 'event_webhook.delivered', title: 'Webhook deliveries', values: series('succeeded') },
+      { key: 'event_webhook.failed', title: 'Failed webhook deliveries', values: series('failed') },
+    ];
+  },
+};
+
+export default defineModule({
+  name: 'event_webhook',
+  title: 'Event webhooks',
+  description: 'Post the org\'s events (orders, failed jobs, errors, pods, deploys, new members) to Discord channels.',
+  category: 'Notifications',
+  limits: [{
+    key: LIMIT_KEY, kind: 'count', default: 20, paidBy: 'org', description: 'Outbound event webhooks of an org',
+    count: (em) => em.count(Webhook, {}),
+  }],
+  secrets: [{
+    name: KEY_SECRET, writeOnly: true,
+    label: 'Key that encrypts the webhook destinations (made by Quad; deleting it makes every destination unreadable until set again)',
+  }],
+  entities: [Webhook],
+  migrations: new URL('./migrations/', import.meta.url),
+  routes: webhookRoutes,
+  jobs: [deliverJob],
+  eventHandlers: [enqueueDeliveries],
+  dashboard,
+});
