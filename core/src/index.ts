@@ -18,6 +18,7 @@ export { DiscordUnavailable, DiscordRequestError, displayName, isDiscordWebhookU
 export type { CoreServices } from './services.js';
 export type { EventInput } from './events/events.js';
 export type { ProblemInput, RaisedProblem } from './events/problems.js';
+export { bucketByDay, dayIndexSql } from './dashboard/trends.js';
 export type { AuditInput } from './events/audit.js';
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { defineEntity, p } from '@mikro-orm/core';

@@ -1,7 +1,7 @@
 // @quad/plugin-event-webhook (module `event_webhook`): outbound event webhooks. Officers pick Discord channels
 // (webhook URLs, stored encrypted and never shown again) and the events each one receives; every event of the
 // org that a webhook selected is posted there by a retried job, and the last result is kept on the webhook.
-import { defineModule, type DashboardDecl } from '@quad/core';
+import { bucketByDay, dayIndexSql, defineModule, type DashboardDecl } from '@quad/core';
 import { Webhook } from './entities.js';
 import { DELIVER_JOB, deliverJob, enqueueDeliveries } from './deliver.js';
 import { KEY_SECRET } from './destination.js';
@@ -17,20 +17,17 @@ const dashboard: DashboardDecl = {
     };
   },
   async trends({ em, org }, { since, days }) {
-    const rows = await em.execute<{ day: number; status: string; n: number }[]>(
-      `select floor(extract(epoch from finished_at - ?::timestamptz) / 86400)::int as day, status, count(*)::int as n
+    const rows = await em.execute<{ day: number; delivered: number; failed: number }[]>(
+      `select ${dayIndexSql('finished_at')} as day,
+              count(*) filter (where status = 'succeeded')::int as delivered, count(*) filter (where status = 'failed')::int as failed
        from job_runs where organization_id = ? and name = ? and status in ('succeeded', 'failed')
          and finished_at >= ?::timestamptz and finished_at < ?::timestamptz + make_interval(days => ?)
-       group by 1, 2`,
+       group by 1`,
       [since.toISOString(), org.id, DELIVER_JOB, since.toISOString(), since.toISOString(), days]);
-    const series = (status: string) => {
-      const values = new Array<number>(days).fill(0);
-      for (const r of rows) if (r.status === status && r.day >= 0 && r.day < days) values[r.day] += Number(r.n);
-      return values;
-    };
+    const { delivered, failed } = bucketByDay(rows, days, ['delivered', 'failed']);
     return [
-      { key: 'event_webhook.delivered', title: 'Webhook deliveries', values: series('succeeded') },
-      { key: 'event_webhook.failed', title: 'Failed webhook deliveries', values: series('failed') },
+      { key: 'event_webhook.delivered', title: 'Webhook deliveries', values: delivered },
+      { key: 'event_webhook.failed', title: 'Failed webhook deliveries', values: failed },
     ];
   },
 };

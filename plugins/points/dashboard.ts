@@ -1,5 +1,5 @@
 // The points module's part of the officer dashboard: counts for the overview, daily series for the trends.
-import type { DashboardDecl } from '@quad/core';
+import { bucketByDay, dayIndexSql, type DashboardDecl } from '@quad/core';
 
 export const pointsDashboard: DashboardDecl = {
   async overview({ em, org }) {
@@ -17,17 +17,13 @@ export const pointsDashboard: DashboardDecl = {
   },
   async trends({ em, org }, { since, days }) {
     const rows = await em.execute<{ day: number; awarded: string; active: string }[]>(
-      `select floor(extract(epoch from (created_at - ?::timestamptz)) / 86400)::int as day,
+      `select ${dayIndexSql('created_at')} as day,
               coalesce(sum(amount) filter (where amount > 0 and source <> 'refund'), 0) as awarded,
               count(distinct user_id) filter (where amount > 0 and source <> 'refund') as active
          from points_entries
         where organization_id = ? and created_at >= ? and created_at < ?::timestamptz + make_interval(days => ?)
         group by 1`, [since, org.id, since, since, days]);
-    const awarded = new Array<number>(days).fill(0);
-    const active = new Array<number>(days).fill(0);
-    for (const r of rows) {
-      if (r.day >= 0 && r.day < days) { awarded[r.day] = Number(r.awarded); active[r.day] = Number(r.active); }
-    }
+    const { awarded, active } = bucketByDay(rows, days, ['awarded', 'active']);
     return [
       { key: 'points.awarded', title: 'Points awarded', values: awarded },
       { key: 'points.active_members', title: 'Members who earned points', values: active },

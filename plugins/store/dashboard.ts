@@ -1,5 +1,5 @@
 // The store's part of the officer dashboard: catalog and order counts, and orders and points spent per UTC day.
-import type { DashboardDecl } from '@quad/core';
+import { bucketByDay, dayIndexSql, type DashboardDecl } from '@quad/core';
 
 export const storeDashboard: DashboardDecl = {
   async overview({ em, org }) {
@@ -19,16 +19,12 @@ export const storeDashboard: DashboardDecl = {
   },
   async trends({ em, org }, { since, days }) {
     const rows = await em.execute<{ day: number; orders: string; spent: string }[]>(
-      `select floor(extract(epoch from (created_at - ?::timestamptz)) / 86400)::int as day, count(*) as orders,
+      `select ${dayIndexSql('created_at')} as day, count(*) as orders,
               coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent
          from orders
         where organization_id = ? and created_at >= ? and created_at < ?::timestamptz + make_interval(days => ?)
         group by 1`, [since, org.id, since, since, days]);
-    const orders = new Array<number>(days).fill(0);
-    const spent = new Array<number>(days).fill(0);
-    for (const r of rows) {
-      if (r.day >= 0 && r.day < days) { orders[r.day] = Number(r.orders); spent[r.day] = Number(r.spent); }
-    }
+    const { orders, spent } = bucketByDay(rows, days, ['orders', 'spent']);
     return [
       { key: 'store.orders', title: 'Orders', values: orders },
       { key: 'store.points_spent', title: 'Points spent in the store', values: spent },

@@ -72,3 +72,21 @@ export async function trends(
     series: [...core, ...modules.flat()], unavailable: unavailable.sort(),
   };
 }
+
+/**
+ * For a module's `dashboard.trends`: the SQL of a row's UTC-day index from `since` (bind `since` where it appears),
+ * e.g. `select ${dayIndexSql('created_at')} as day, count(*) as orders … group by 1`.
+ */
+export function dayIndexSql(column: string): string {
+  return `floor(extract(epoch from (${column} - ?::timestamptz)) / 86400)::int`;
+}
+
+/** Rows of `{ day, <metric>… }` (day = index from `since`) as one array of `days` values per metric; other days are 0. */
+export function bucketByDay<K extends string>(rows: readonly ({ day: number } & Record<K, unknown>)[], days: number, metrics: readonly K[]): Record<K, number[]> {
+  const out = Object.fromEntries(metrics.map((m) => [m, new Array<number>(days).fill(0)])) as Record<K, number[]>;
+  for (const row of rows) {
+    if (row.day < 0 || row.day >= days) continue;
+    for (const m of metrics) out[m][row.day] += Number(row[m] ?? 0);
+  }
+  return out;
+}
