@@ -14,6 +14,7 @@ import type { EmittedEvent } from './modules/types.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import type { LimitsEngine } from './limits/engine.js';
 import type { SecretStore } from './secrets/store.js';
+import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
 
 export interface DegradedFeature { module: string; extension: string; without: string }
 
@@ -33,6 +34,8 @@ export interface CoreServices {
   readonly limits: LimitsEngine;
   /** The org's encrypted secrets and which integrations they connect. */
   readonly secrets: SecretStore;
+  /** The org config store: one JSON value per `<area>.<name>` key (module settings, `branding`…). */
+  readonly orgConfig: { get: typeof getOrgConfig; set: typeof setOrgConfig };
   /** A module's own settings, resolved from its manifest's `settings` schema. */
   moduleSettings<T = Record<string, unknown>>(module: string): T;
   /**
@@ -73,6 +76,7 @@ export function createServices(deps: {
     discord: deps.discord,
     limits: deps.limits,
     secrets: deps.secrets,
+    orgConfig: { get: getOrgConfig, set: setOrgConfig },
     registry: deps.registry,
     extensions: Object.freeze({ ...deps.extensions }),
     moduleSettings: <T>(module: string) => (deps.moduleSettings.get(module) ?? {}) as T,

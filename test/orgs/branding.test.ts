@@ -46,6 +46,15 @@ t.test('branding and settings', async (t) => {
     t.same((await quad.api.inject({ url: '/api/dashboard/acm/branding', headers: bearer(token) })).json(), before);
   });
 
+  t.test('the org config store keeps one value per key', async (t) => {
+    const em = quad.orm.em.fork();
+    await quad.services.orgConfig.set(em, world.org.id, 'points.leaderboard_size', 25);
+    t.equal(await quad.services.orgConfig.get(em, world.org.id, 'points.leaderboard_size'), 25);
+    t.same(await quad.services.orgConfig.get(em, world.org.id, 'branding'), { logo_url: null, accent_color: '#000000', website_url: null }, 'other keys untouched');
+    await quad.services.orgConfig.set(em, world.org.id, 'points.leaderboard_size', null);
+    t.equal(await quad.services.orgConfig.get(em, world.org.id, 'points.leaderboard_size'), undefined, 'null removes the key');
+  });
+
   t.test('general settings', async (t) => {
     const res = await put('/api/dashboard/acm/settings', { description: 'We build things', points_per_message: 3, points_cooldown_seconds: 120 });
     t.equal(res.statusCode, 200);
