@@ -25,6 +25,25 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** Test databases of processes that died without their teardown (a killed run) are dropped. */
+async function dropLeftovers(admin: pg.Client) {
+  const { rows } = await admin.query("select datname from pg_database where datname like 'quad\\_test\\_%'");
+  for (const { datname } of rows) {
+    const pid = Number(/^quad_test_(\d+)_/.exec(datname)?.[1]);
+    if (!pid || processAlive(pid)) continue;
+    await admin.query(`drop database if exists "${datname}" with (force)`).catch(() => {});
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** The name of a migrated template for these modules, building it on first use (once across processes). */
 async function templateFor(given: readonly Module[]): Promise<string> {
   const modules = new Registry([...given]).modules; // dependency order, as at start
@@ -35,6 +54,7 @@ async function templateFor(given: readonly Module[]): Promise<string> {
   await withAdmin(async (admin) => {
     await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
     try {
+      await dropLeftovers(admin);
       const found = await admin.query('select datistemplate from pg_database where datname = $1', [name]);
       if (found.rows[0]?.datistemplate) return;
       // A template left half-built by a crashed run is rebuilt.
