@@ -7,13 +7,11 @@
 // `event_webhook.key` (made on first use, encrypted with SECRETS_KEY by the core's secret store and rotated
 // with it), so every webhook of an org fits whatever the webhook limit, and a row copied elsewhere does not decrypt.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { CoreServices, EntityManager } from '@quad/core';
+import { isDiscordWebhookUrl, type CoreServices, type EntityManager } from '@quad/core';
 
 export const KEY_SECRET = 'event_webhook.key';
 export const DEFAULT_WEBHOOK_BASE = 'https://discord.com/api/webhooks/';
 
-// Same rule as the core's isDiscordWebhookUrl: https, discord.com or discordapp.com, digits id, token, nothing else.
-const DISCORD_WEBHOOK = /^https:\/\/(?:discord|discordapp)\.com\/api\/(?:v\d{1,2}\/)?webhooks\/\d{1,20}\/[A-Za-z0-9_-]{1,200}$/;
 const ID_AND_TOKEN = /^\d{1,20}\/[A-Za-z0-9_-]{1,200}$/;
 
 /**
@@ -22,7 +20,7 @@ const ID_AND_TOKEN = /^\d{1,20}\/[A-Za-z0-9_-]{1,200}$/;
  */
 export function isAllowedDestination(url: string, base: string): boolean {
   if (typeof url !== 'string') return false;
-  if (base === DEFAULT_WEBHOOK_BASE) return DISCORD_WEBHOOK.test(url);
+  if (base === DEFAULT_WEBHOOK_BASE) return isDiscordWebhookUrl(url);
   return url.startsWith(base) && ID_AND_TOKEN.test(url.slice(base.length));
 }
 
