@@ -2,7 +2,7 @@
 // event (in the emitting transaction), and the job posts the event to Discord, stores the result on the webhook
 // and retries (5 attempts, graphile-worker's backoff). A webhook that still fails after the last attempt raises
 // the problem `event_webhook.delivery:<id>`; its next successful message clears it.
-import { defineJob, Type, type CoreServices, type EntityManager, type EventHandlerDecl } from '@quad/core';
+import { DiscordRequestError, DiscordUnavailable, defineJob, Type, type CoreServices, type EntityManager, type EventHandlerDecl } from '@quad/core';
 import { Webhook } from './entities.js';
 import { DestinationUnreadable, isAllowedDestination, openDestination, scrub } from './destination.js';
 import { eventMessage } from './embed.js';
@@ -18,10 +18,9 @@ type WebhookRow = { id: number; name: string; destination: string };
 
 /** What went wrong, in words that hold neither the URL nor its token. */
 function describe(err: unknown, url: string): string {
-  const e = err as { name?: string; status?: number; code?: number; message?: string };
-  if (e?.name === 'DiscordRequestError') return `Discord refused the message (HTTP ${e.status}${e.code ? `, code ${e.code}` : ''})`;
-  if (e?.name === 'DiscordUnavailable') return scrub(`Discord did not take the message: ${e.message ?? 'unavailable'}`, url);
-  return scrub(`The message could not be sent: ${e?.message ?? String(err)}`, url);
+  if (err instanceof DiscordRequestError) return `Discord refused the message (HTTP ${err.status}${err.code ? `, code ${err.code}` : ''})`;
+  if (err instanceof DiscordUnavailable) return scrub(`Discord did not take the message: ${err.message}`, url);
+  return scrub(`The message could not be sent: ${(err as Error)?.message ?? String(err)}`, url);
 }
 
 /** Post a message to a webhook's destination (checked against DISCORD_WEBHOOK_URL_BASE first). Never throws. */

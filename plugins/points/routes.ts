@@ -1,7 +1,7 @@
 // Routes of the points module, under /api/points/<org>. Officers award points, upload event check-ins, manage
 // events and read members; everyone may read the public leaderboard and member list (member details hidden).
 // POST /api/points/<org>/member_login belongs to the core (storefront sign-in).
-import { HttpError, Type, badRequest, notFound, type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin } from '@quad/core';
+import { DiscordRequestError, DiscordUnavailable, HttpError, Type, badRequest, credentialOf, notFound, type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin } from '@quad/core';
 import { PointsEntry } from './entities.js';
 import { readCheckins } from './csv.js';
 import {
@@ -24,9 +24,8 @@ const actorOf = (request: FastifyRequestLike) => request.caller?.actor ?? 'anony
 
 /** Discord errors as HTTP answers: unavailable → 503, refused → 502. */
 function discordError(err: unknown): never {
-  const name = (err as Error)?.name;
-  if (name === 'DiscordUnavailable') throw new HttpError(503, 'Discord is unavailable; try again shortly', 'bot_unavailable');
-  if (name === 'DiscordRequestError') throw new HttpError(502, `Discord refused the member search: ${(err as Error).message}`, 'discord_error');
+  if (err instanceof DiscordUnavailable) throw new HttpError(503, 'Discord is unavailable; try again shortly', 'bot_unavailable');
+  if (err instanceof DiscordRequestError) throw new HttpError(502, `Discord refused the member search: ${err.message}`, 'discord_error');
   throw err;
 }
 
@@ -213,8 +212,6 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request) => ({ leaderboard: await leaderboard(request.em, request.org!.id, request.query.limit) }));
 
-  type Credential = Parameters<typeof app.auth.access.hideMemberDetails>[1];
-  const credentialOf = (request: FastifyRequestLike) => ((request.caller?.credential as Credential | undefined) ?? 'none');
 
   app.get('/api/points/:org/public/leaderboard', {
     config: { auth: 'public' },
@@ -223,7 +220,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       response: { 200: Type.Object({ leaderboard: Type.Array(PublicLeaderRow) }), 404: ErrorBody },
     },
   }, async (request) => {
-    app.auth.access.hideMemberDetails(request, credentialOf(request));
+    app.auth.access.hideMemberDetails(request, credentialOf(request.caller));
     const rows = await leaderboard(request.em, request.org!.id, request.query.limit);
     return { leaderboard: rows.map((r) => ({ rank: r.rank, user_id: r.user_id, chat_user_id: r.chat_user_id, username: r.username, balance: r.balance })) };
   });
@@ -236,7 +233,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       response: { 200: Type.Object({ members: Type.Array(PublicMemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), 400: ErrorBody, 404: ErrorBody },
     },
   }, async (request) => {
-    app.auth.access.hideMemberDetails(request, credentialOf(request));
+    app.auth.access.hideMemberDetails(request, credentialOf(request.caller));
     const { sort, page, per_page } = request.query;
     const { members, total } = await listMembers(request.em, request.org!.id, { sort, page, perPage: per_page });
     return {
