@@ -153,13 +153,7 @@ t.test('points routes', async (t) => {
       ['GET', '/api/points/acm/members/1/entries'],
       ['GET', '/api/points/acm/leaderboard'],
     ];
-    // An officer of another org.
-    const guild = w.discord.addGuild({ name: 'Other' });
-    const role = w.discord.addRole(guild.id, { name: 'Officers' });
-    const stranger = w.discord.addUser({ username: 'mallory' });
-    w.discord.addMember(guild.id, stranger.id, [role.id]);
-    await w.quad.createOrg({ prefix: 'other', discordGuildId: guild.id, officerRoleId: role.id, modules: { points: true, store: true } });
-    const strangerToken = (await signInOfficer(w, stranger.id)).access_token;
+    const strangerToken = await w.strangerOfficerToken();
     const idpToken = await w.idpToken('grace@example.org');
     const before = await entries();
     for (const [method, url, body] of routes) {

@@ -24,6 +24,8 @@ export interface PointsWorld extends SignInWorld {
   grant(userId: number, amount: number, orgId?: number): Promise<void>;
   balance(userId: number, orgId?: number): Promise<number>;
   call(opts: { method?: string; url: string; token?: string; cookie?: string; body?: unknown }): Promise<LightMyRequestResponse>;
+  /** An access token of an officer of another org ("other", with both modules on). */
+  strangerOfficerToken(): Promise<string>;
 }
 
 export interface PointsWorldOptions {
@@ -89,6 +91,14 @@ export async function startPointsWorld(t: TeardownHost, options: PointsWorldOpti
     idpToken,
     sql,
     userId,
+    async strangerOfficerToken() {
+      const guild = discord.addGuild({ name: 'Other' });
+      const role = discord.addRole(guild.id, { name: 'Officers' });
+      const stranger = discord.addUser({ username: 'mallory' });
+      discord.addMember(guild.id, stranger.id, [role.id]);
+      await quad.createOrg({ prefix: 'other', discordGuildId: guild.id, officerRoleId: role.id, modules: { points: true, store: true } });
+      return (await signInOfficer(world, stranger.id)).access_token;
+    },
     async grant(user, amount, orgId = world.org.id) {
       await sql(`insert into points_entries (organization_id, user_id, amount, source, reason, awarded_by) values (?, ?, ?, 'award', 'test grant', 'system')`, [orgId, user, amount]);
     },

@@ -1,7 +1,6 @@
 // The catalog (everyone reads, officers change it) and order management (status moves, messages, cancel refunds,
 // delete), with every caller kind, and the store's dashboard contribution.
 import t from 'tap';
-import { signInOfficer } from '../../../test/support/sign-in.js';
 import { startPointsWorld } from '../../points/test/world.js';
 import { allowedMoves } from '../index.js';
 
@@ -76,12 +75,7 @@ t.test('catalog', async (t) => {
   });
 
   t.test('catalog changes refuse everyone but the org\'s officers', async (t) => {
-    const guild = w.discord.addGuild({ name: 'Other' });
-    const role = w.discord.addRole(guild.id, { name: 'Officers' });
-    const stranger = w.discord.addUser({ username: 'mallory' });
-    w.discord.addMember(guild.id, stranger.id, [role.id]);
-    await w.quad.createOrg({ prefix: 'other', discordGuildId: guild.id, officerRoleId: role.id, modules: { points: true, store: true } });
-    const strangerToken = (await signInOfficer(w, stranger.id)).access_token;
+    const strangerToken = await w.strangerOfficerToken();
     const idpToken = await w.idpToken('anyone@example.org');
     const [{ id }] = await w.sql<{ id: number }>('select id from products order by id limit 1');
     const routes = [
