@@ -26,7 +26,7 @@ async function databaseUrl(env: Record<string, string | undefined>): Promise<{ u
 async function main(argv: string[]) {
   const [command] = argv;
   if (command === 'org') return withDatabase(argv.slice(1));
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { role: { type: 'string', default: 'all' } } });
+  const { values } = parseArgs({ args: argv, allowPositionals: true, options: { role: { type: 'string', default: 'all' } } });
   if (command !== 'run' && command !== 'migrate') {
     console.error(USAGE);
     return 2;

@@ -46,14 +46,15 @@ export async function tokenCatalog(em: EntityManager, services: CoreServices, or
     name: s.name, description: s.description, module: s.module, integration: s.integration ?? null, uses: s.uses ?? [],
   }));
   const tools = [...registry.tools.values()];
-  const integrations = await Promise.all([...registry.integrations.values()].map(async (i) => {
+  const connected = await services.secrets.connectedIntegrations(em, orgId);
+  const integrations = [...registry.integrations.values()].map((i) => {
     const own = scopes.filter((s) => s.integration === i.key);
     return {
       key: i.key,
       title: i.title,
       description: i.description,
       module: i.module,
-      connected: await services.secrets.connected(em, orgId, i.key),
+      connected: connected.has(i.key),
       scopes: own.map((s) => s.name),
       tools: Object.fromEntries(own.map((s) => [s.name, tools.filter((t) => t.scope === s.name).map((t) => t.name)])),
       remote: i.remote ?? false,
@@ -61,6 +62,6 @@ export async function tokenCatalog(em: EntityManager, services: CoreServices, or
       used_by: registry.modules.filter((m) => m.needs.some((n) => n.kind === 'integration' && n.key === i.key)).map((m) => m.name),
       limits: [...registry.limits.values()].filter((l) => l.integrations?.includes(i.key)).map((l) => l.key),
     };
-  }));
+  });
   return { scopes, integrations };
 }

@@ -31,18 +31,18 @@ export function defaultModules(registry: Registry): Record<string, boolean> {
   return Object.fromEntries(registry.modules.filter((m) => !m.core && m.defaultEnabled).map((m) => [m.name, true]));
 }
 
-async function needStatus(em: EntityManager, secrets: SecretStore, registry: Registry, orgId: number, switches: Record<string, boolean>, need: NeedDecl): Promise<NeedStatus> {
-  const connected = need.kind === 'module'
-    ? registry.isEnabled(switches, need.key)
-    : await secrets.connected(em, orgId, need.key);
+/** A need's status, given the org's switches and its connected integrations. */
+function needStatus(registry: Registry, switches: Record<string, boolean>, integrations: ReadonlySet<string>, need: NeedDecl): NeedStatus {
+  const connected = need.kind === 'module' ? registry.isEnabled(switches, need.key) : integrations.has(need.key);
   return { key: need.key, label: need.label, kind: need.kind, optional: need.optional ?? false, connected };
 }
 
 export async function listModules(em: EntityManager, registry: Registry, secrets: SecretStore, org: Pick<OrgSnapshot, 'id' | 'modules'>) {
   const optional = registry.modules.filter((m) => !m.core);
+  const integrations = await secrets.connectedIntegrations(em, org.id);
   const modules: ModuleListing[] = [];
   for (const mod of optional) {
-    const needs = await Promise.all(mod.needs.map((n) => needStatus(em, secrets, registry, org.id, org.modules, n)));
+    const needs = mod.needs.map((n) => needStatus(registry, org.modules, integrations, n));
     const enabled = registry.isEnabled(org.modules, mod.name);
     const ready = needs.every((n) => n.optional || n.connected);
     modules.push({
@@ -71,9 +71,9 @@ export async function switchModules(em: EntityManager, registry: Registry, secre
     const org = await tem.findOneOrFail(Organization, { id: orgId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const next = { ...org.modules, ...wanted };
     const turningOn = Object.entries(wanted).filter(([name, on]) => on && !registry.isEnabled(org.modules, name)).map(([n]) => registry.get(n)!);
+    const integrations = turningOn.length ? await secrets.connectedIntegrations(tem, orgId) : new Set<string>();
     for (const mod of turningOn) {
-      const missing = (await Promise.all(mod.needs.filter((n) => !n.optional).map((n) => needStatus(tem, secrets, registry, orgId, next, n))))
-        .filter((n) => !n.connected);
+      const missing = mod.needs.filter((n) => !n.optional).map((n) => needStatus(registry, next, integrations, n)).filter((n) => !n.connected);
       if (missing.length) {
         throw conflict(`${mod.title} needs ${missing.map((m) => m.label).join(', ')} first`, 'needs_missing', {
           module: mod.name, missing: missing.map(({ key, label, kind }) => ({ key, label, kind })),

@@ -131,10 +131,13 @@ export class SecretStore {
 
   /** Is every required secret of the integration set for the org? False for an undeclared integration. */
   async connected(em: EntityManager, orgId: number, integration: string): Promise<boolean> {
-    const decl = this.registry.integrations.get(integration);
-    if (!decl) return false;
+    return (await this.connectedIntegrations(em, orgId)).has(integration);
+  }
+
+  /** The integrations the org has connected (every required secret set), from one read of its secret names. */
+  async connectedIntegrations(em: EntityManager, orgId: number): Promise<Set<string>> {
     const set = await this.names(em, orgId);
-    return decl.secrets.every((s) => s.optional || set.has(s.name));
+    return new Set([...this.registry.integrations.values()].filter((i) => isConnected(i, set)).map((i) => i.key));
   }
 
   /** Every declared integration, whether the org has connected it, and its secrets' status. */
@@ -142,7 +145,7 @@ export class SecretStore {
     const set = await this.names(em, orgId);
     return [...this.registry.integrations.values()].map((i) => ({
       key: i.key, title: i.title, description: i.description, module: i.module, remote: i.remote ?? false,
-      connected: i.secrets.every((s) => s.optional || set.has(s.name)),
+      connected: isConnected(i, set),
       secrets: i.secrets.map((s) => ({ name: s.name, label: s.label, optional: s.optional ?? false, set: set.has(s.name) })),
     }));
   }
@@ -181,4 +184,8 @@ export class SecretStore {
     const [{ n }] = await em.execute<{ n: number }[]>('select count(*)::int as n from org_secrets where key_id = ?', [current]);
     return { rotated, current: n - rotated };
   }
+}
+
+function isConnected(integration: { secrets: { name: string; optional?: boolean }[] }, set: ReadonlySet<string>): boolean {
+  return integration.secrets.every((s) => s.optional || set.has(s.name));
 }
