@@ -7,7 +7,7 @@ import type { Settings } from './config/schema.js';
 import { EventPipeline, type EventInput } from './events/events.js';
 import { clearProblem, raiseProblem, type ProblemInput, type RaisedProblem } from './events/problems.js';
 import { recordAudit, type AuditInput } from './events/audit.js';
-import { recordError, type ErrorLogInput } from './events/error-log.js';
+import { errorLogger, type ErrorLogInput } from './events/error-log.js';
 import { startJob, type StartOptions, type StartedJob } from './jobs/start.js';
 import type { Registry } from './modules/registry.js';
 import type { EmittedEvent } from './modules/types.js';
@@ -50,7 +50,10 @@ export interface CoreServices {
   clearProblem(em: EntityManager, orgId: number, key: string): Promise<boolean>;
   /** Record an action in the audit log, in the caller's transaction. */
   audit(em: EntityManager, entry: AuditInput): Promise<void>;
-  /** Record an error in the error log (outside any transaction); an org's unhandled request error is also an event. */
+  /**
+   * Record an error in the error log (outside any transaction); an org's unhandled request error also raises its
+   * problem (and the event `error.unhandled` when the problem is new). Never throws.
+   */
   logError(input: ErrorLogInput): Promise<void>;
   /** Start a declared job; 400 on a bad payload, 409 while a one-at-a-time run is queued or running. */
   startJob(em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions): Promise<StartedJob>;
@@ -67,7 +70,8 @@ export function createServices(deps: {
   const degraded = deps.registry.modules.flatMap((m) => m.databaseExtensions
     .filter((e) => !deps.extensions[e.name])
     .map((e) => ({ module: m.name, extension: e.name, without: e.without })));
-  const events = new EventPipeline(deps.registry, deps.log ?? (pino({ level: 'silent' }) as unknown as FastifyBaseLogger));
+  const log = deps.log ?? (pino({ level: 'silent' }) as unknown as FastifyBaseLogger);
+  const events = new EventPipeline(deps.registry, log);
   const services: CoreServices = Object.freeze({
     settings: deps.settings,
     version: deps.version,
@@ -84,10 +88,7 @@ export function createServices(deps: {
     raiseProblem,
     clearProblem,
     audit: recordAudit,
-    logError: async (input: ErrorLogInput) => {
-      await recordError(deps.orm, release, input);
-      await events.unhandledError(deps.orm.em.fork(), input);
-    },
+    logError: errorLogger({ orm: deps.orm, release, log, emit: (em, event) => events.emit(em, event) }),
     startJob: (em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions) =>
       startJob(deps.registry, em, name, payload, options),
   });

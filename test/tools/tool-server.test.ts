@@ -98,7 +98,7 @@ t.test('tool server', async (t) => {
     ] });
     t.equal(res.statusCode, 200);
     const results = res.json().results;
-    t.match(results, [{ ok: true, result: { text: 'a' } }, { ok: false, status: 500, error: 'tool broke' }, { ok: true, result: { written: 'batched' } }, { ok: false, status: 404 }]);
+    t.match(results, [{ ok: true, result: { text: 'a' } }, { ok: false, status: 500, error: 'Internal Server Error', request_id: res.headers['x-request-id'] }, { ok: true, result: { written: 'batched' } }, { ok: false, status: 404 }]);
     const [half] = await sql("select count(*)::int as n from sample_items where label = 'half'");
     t.equal(half.n, 0, 'a failed call rolls back what it wrote');
     const [errorRow] = await sql("select * from error_log where origin = 'tool toolbox.fail'");

@@ -18,7 +18,7 @@ import { credentialOf, type IdpCaller, type MachineCaller, type MemberCaller, ty
 import { CLI_SCOPE, verifyMachineToken } from './machine-tokens.js';
 import { readSession } from './session.js';
 import { ISSUER, MACHINE_TOKEN_PREFIX } from './secrets.js';
-import { IdpTokenInvalid, IdpUnavailable } from '../adapters/idp/index.js';
+import { IdpTokenInvalid } from '../adapters/idp/index.js';
 
 interface PlatformClaims { sub: string; username: string; chat_user_id: string; type: 'access' | 'app'; jti: string; iss: string; exp: number }
 
@@ -83,8 +83,7 @@ export function createPolicies(auth: AuthServices) {
         if (err.reason === 'expired') throw new HttpError(403, 'Identity token expired; refresh it', 'token_expired');
         throw unauthorized('Invalid token', 'invalid_token');
       }
-      if (err instanceof IdpUnavailable) throw new HttpError(503, 'The identity provider is unavailable', 'idp_unavailable');
-      throw err;
+      throw err; // IdpUnavailable: the error handler's 503 idp_unavailable
     }
   }
 

@@ -9,7 +9,6 @@ import { ORG_FILTER } from '../db/org-owned.js';
 import type { Registry } from '../modules/registry.js';
 import type { EmittedEvent } from '../modules/types.js';
 import type { CoreServices } from '../services.js';
-import type { ErrorLogInput } from './error-log.js';
 
 /** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
 export const EVENTS_KEPT_PER_ORG = 200;
@@ -90,16 +89,6 @@ export class EventPipeline {
     return this.registry.modules.flatMap((mod) => mod.eventHandlers
       .filter((h) => h.events === '*' || h.events.includes(kind))
       .map((h) => ({ module: mod.name, handler: h.handler })));
-  }
-
-  /** An unhandled error in a request of an org becomes the event `error.unhandled` (after the error log row). */
-  async unhandledError(em: EntityManager, input: ErrorLogInput): Promise<void> {
-    if (input.source !== 'request' || input.orgId == null) return;
-    const message = input.error instanceof Error ? input.error.message : String(input.error);
-    await this.emit(em, {
-      orgId: input.orgId, kind: ERROR_UNHANDLED, title: `Unhandled error in ${input.origin}`, message,
-      data: { origin: input.origin, request_id: input.requestId ?? null },
-    });
   }
 
   private async dispatch(em: EntityManager, event: EmittedEvent): Promise<void> {

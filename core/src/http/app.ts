@@ -1,9 +1,9 @@
-// The Fastify app: error handling, body limit, CORS, request ids, the auth/org/module hooks, OpenAPI, and
-// every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
-import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+// The Fastify app: error handling, body limit, security headers, CORS, request ids, the auth/org/module hooks,
+// OpenAPI, and every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import jwt from '@fastify/jwt';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -16,9 +16,11 @@ import type { AuthPolicies } from './auth-policies.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OrgCache } from '../orgs/org-cache.js';
 import type { ToolService } from '../tools/tool-service.js';
+import { parsePolicy } from './auth-policies.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { resolveOrg } from './org-resolver.js';
+import { requestIdOf } from './request-id.js';
 import { validatorCompiler } from './validation.js';
 import './types.js';
 
@@ -35,13 +37,47 @@ export interface HttpAppOptions {
   logger: FastifyBaseLogger;
 }
 
+/**
+ * Security headers (helmet) for a JSON API whose only HTML is the docs page (and, later, a dashboard served from
+ * its own origin): helmet's defaults — CSP `default-src 'self'` (scripts and styles from this origin; swagger-ui
+ * loads its own files and needs `data:` images and inline styles, which helmet's defaults allow), HSTS,
+ * `nosniff`, `Referrer-Policy: no-referrer`, Cross-Origin-Opener/Resource-Policy `same-origin` (CORS fetches from
+ * the dashboard are not affected; a route serving files for other sites sets its own) — plus: nothing may frame
+ * us (`frame-ancestors 'none'`, X-Frame-Options DENY), and no `upgrade-insecure-requests`, which would break the
+ * docs on http://localhost (TLS is the proxy's job, and HSTS covers it).
+ */
+const SECURITY_HEADERS = {
+  contentSecurityPolicy: { directives: { 'frame-ancestors': ["'none'"], 'upgrade-insecure-requests': null } },
+  frameguard: { action: 'deny' as const },
+};
+
+/** OpenAPI security requirements of each auth policy (bearer: `Authorization: Bearer`; session: the member cookie). */
+const POLICY_SECURITY: Record<string, Record<string, string[]>[]> = {
+  officer: [{ bearer: [] }],
+  orgOfficer: [{ bearer: [] }],
+  dual: [{ bearer: [] }],
+  superadmin: [{ bearer: [] }],
+  machine: [{ bearer: [] }],
+  officerOrMachine: [{ bearer: [] }],
+  member: [{ session: [] }],
+  memberOrCli: [{ session: [] }, { bearer: [] }],
+};
+
+function documentSecurity(route: RouteOptions) {
+  const policy = (route.config as { auth?: string } | undefined)?.auth;
+  const security = typeof policy === 'string' ? POLICY_SECURITY[parsePolicy(policy)[0]] : undefined;
+  const schema = (route.schema ?? {}) as { security?: unknown };
+  if (!security || schema.security !== undefined) return;
+  route.schema = { ...schema, security };
+}
+
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
   const { settings, registry, services, orm, policies } = options;
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024),
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is used only when short and safe (see request-id.ts).
+    genReqId: requestIdOf,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 
@@ -50,6 +86,15 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   app.decorateRequest('org', null);
   app.decorateRequest('caller', null);
   installErrorHandling(app, () => services);
+
+  await app.register(helmet, SECURITY_HEADERS);
+  // Answers carry tokens, secrets and members' data: no cache (browser or proxy) keeps any answer, unless its
+  // route says otherwise by setting Cache-Control itself.
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+  // The OpenAPI document shows the credential each route's auth policy takes, unless the route declares its own.
+  app.addHook('onRoute', (route) => documentSecurity(route));
 
   app.decorate('auth', options.auth);
   app.decorate('orgs', options.orgs);

@@ -1,6 +1,7 @@
 // GET /health: database, job queue, version and degraded features, for load balancers and operators.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/outage.js';
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
@@ -26,10 +27,15 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 count(*) filter (where attempts >= max_attempts)::int as failed from graphile_worker.jobs`);
       Object.assign(jobs, row);
     } catch (err) {
-      if (database.ok && !(err as Error).message.includes('graphile_worker')) Object.assign(database, { ok: false, error: (err as Error).message });
+      // The cause (which may name the database's address) goes to the logger only: /health is public.
+      request.log.warn({ err }, 'health: database check failed');
+      if (database.ok && !(err as Error).message.includes('graphile_worker')) {
+        Object.assign(database, { ok: false, error: isDatabaseUnavailable(err) ? 'database_unavailable' : 'database_error' });
+      }
       jobs.ok = false;
     }
     const status = !database.ok ? 'down' : !jobs.ok || degraded.length ? 'degraded' : 'ok';
+    if (!database.ok) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
     return reply.code(database.ok ? 200 : 503).send({ status, version, release, database, jobs, degraded: [...degraded] });
   });
 };

@@ -1,7 +1,7 @@
 // Adding and removing orgs and setting their officer role: what the superadmin routes and the operator CLI share.
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DiscordRequestError, DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
+import { DiscordRequestError, type DiscordClient } from '../adapters/discord/index.js';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { recordAudit } from '../events/audit.js';
 import { badRequest, conflict, notFound, unavailable } from '../http/errors.js';
@@ -18,12 +18,11 @@ export interface NewOrg {
   description?: string;
 }
 
-/** Ask Discord through the bot; unreachable is 503, a refusal is the given 400. */
+/** Ask Discord through the bot; a refusal is the given 400 (unreachable is DiscordUnavailable: the error handler's 503). */
 async function viaBot<T>(call: () => Promise<T>, refused: () => Error): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof DiscordUnavailable) throw unavailable('Discord is unavailable; try again shortly', 'bot_unavailable');
     if (err instanceof DiscordRequestError || err instanceof TypeError) throw refused();
     throw err;
   }

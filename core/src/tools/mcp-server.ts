@@ -1,11 +1,15 @@
 // The MCP server: Streamable HTTP at /mcp on TOOL_PORT, authenticated by `Authorization: Bearer plat_…`.
 // Stateless: every request gets its own Server and transport (a shared transport has leaked responses between
 // clients, GHSA-345p-7cg4-v4c7), closed when the response closes. DNS-rebinding protection checks the Host.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+// No answer carries an error's own message: a failure before the MCP server runs (the token check during a
+// database outage…) is a JSON-RPC error with a fixed message and the request id; so is a failing tool.
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
+import { requestIdOf } from '../http/request-id.js';
 import { verifyMachineToken } from '../auth/machine-tokens.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller } from '../modules/types.js';
@@ -33,7 +37,18 @@ function refuse(reply: FastifyReply, error: string) {
     .send({ jsonrpc: '2.0', error: { code: -32001, message: error }, id: null });
 }
 
-function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller): Server {
+/**
+ * tools/call as the SDK's Server validates it itself: registered with CallToolRequestSchema, the SDK's generic
+ * parse would answer malformed params with -32603 (internal error) before its own check answers -32602.
+ */
+const ToolsCallRequest = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
+
+/** A JSON-RPC error answer outside the MCP server: a fixed message, never the cause's. */
+function rpcError(reply: FastifyReply, status: number, code: number, message: string, data?: Record<string, unknown>) {
+  return reply.code(status).send({ jsonrpc: '2.0', error: { code, message, ...(data && { data }) }, id: null });
+}
+
+function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
   const server = new Server({ name: 'quad', version: options.version }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: options.tools.visible(org, caller).map((t) => {
@@ -41,13 +56,16 @@ function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller): S
       return { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(outputSchema && { outputSchema: outputSchema as { type: 'object' } }), annotations };
     }),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const outcome = await options.tools.call(org, caller, request.params.name, request.params.arguments ?? {}, 'mcp');
+  server.setRequestHandler(ToolsCallRequest, async (request) => {
+    // The SDK has checked params against CallToolRequestSchema by now (InvalidParams otherwise).
+    const params = request.params as { name: string; arguments?: Record<string, unknown> };
+    const outcome = await options.tools.call(org, caller, params.name, params.arguments ?? {}, 'mcp', requestId);
     if (!outcome.ok) {
       // Unknown and refused tools look alike; a rate limit is a protocol error too (nothing ran).
       if (outcome.status === 404) throw new McpError(ErrorCode.InvalidParams, outcome.error);
       if (outcome.status === 429) throw new McpError(RATE_LIMITED, outcome.error, outcome.details);
-      return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], structuredContent: { error: outcome.error, reason: outcome.reason ?? null, status: outcome.status } };
+      const structured = { error: outcome.error, reason: outcome.reason ?? null, status: outcome.status, ...outcome.details };
+      return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], structuredContent: structured };
     }
     const value = 'confirm_required' in outcome ? { confirm_required: true, preview: outcome.preview } : outcome.result;
     const structured = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
@@ -57,7 +75,29 @@ function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller): S
 }
 
 export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit });
+  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf });
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    // Tool results may hold tokens (tokens.create): no cache keeps them.
+    reply.header('cache-control', 'no-store');
+  });
+  app.setErrorHandler(async (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const known = knownError(err);
+    if (known) {
+      const retryAfter = retryAfterOf(known);
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+      if (known !== err) request.log.warn({ err, reason: known.reason }, `MCP request answered ${known.statusCode} ${known.reason}`);
+      return rpcError(reply, known.statusCode, ErrorCode.InternalError, known.message, { reason: known.reason, ...known.details });
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      // Fastify's own client errors (bad JSON, body too large…).
+      return rpcError(reply, err.statusCode, err.statusCode === 400 ? ErrorCode.ParseError : ErrorCode.InvalidRequest, err.message);
+    }
+    request.log.error({ err }, `unhandled error in the MCP server: ${err.message}`);
+    await options.tools.services.logError({ source: 'request', origin: `${request.method} /mcp`, requestId: request.id, error: err, logLine: `unhandled error in ${request.method} /mcp: ${err.message}` });
+    const body = internalErrorBody(request.id);
+    return rpcError(reply, 500, ErrorCode.InternalError, body.error, { request_id: body.request_id });
+  });
   let hosts: string[] = options.allowedHosts;
   app.addHook('onListen', async () => {
     const address = app.server.address();
@@ -75,7 +115,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     const org = await options.orgs.find(em, String(check.token.organization.id));
     if (!org) return refuse(reply, 'The token\'s org no longer exists');
 
-    const server = mcpServer(options, org, toolCaller(check.token));
+    const server = mcpServer(options, org, toolCaller(check.token), request.id);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

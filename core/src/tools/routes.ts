@@ -21,6 +21,7 @@ const Call = Type.Object({
   confirm: Type.Optional(Type.Boolean({ description: 'for tools that need confirmation; same as arguments.confirm' })),
 }, { additionalProperties: false });
 
+/** One call's outcome: `{ ok: true, result }`, `{ ok: true, confirm_required, preview }` or a refusal. */
 const Outcome = Type.Object({
   ok: Type.Boolean(),
   result: Type.Optional(Type.Unknown()),
@@ -29,6 +30,19 @@ const Outcome = Type.Object({
   status: Type.Optional(Type.Integer()),
   error: Type.Optional(Type.String()),
   reason: Type.Optional(Type.String()),
+  request_id: Type.Optional(Type.String()),
+}, { additionalProperties: true });
+
+/**
+ * A refusal: the tool's own (`{ ok: false, status, error, reason? }`) or the core's before the handler ran (no
+ * token, a bad body: the error shape every route answers, without `ok`).
+ */
+const Refusal = Type.Object({
+  ok: Type.Optional(Type.Literal(false)),
+  status: Type.Optional(Type.Integer()),
+  error: Type.String(),
+  reason: Type.Optional(Type.String()),
+  request_id: Type.Optional(Type.String()),
 }, { additionalProperties: true });
 
 const outcomeBody = (o: ToolOutcome) => (o.ok ? o : { ok: false, status: o.status, error: o.error, ...(o.reason && { reason: o.reason }), ...o.details });
@@ -54,11 +68,11 @@ export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'machine' },
     schema: {
       tags: ['tools'], summary: 'Call one tool: {name, arguments, confirm?}', security: [{ bearer: [] }], body: Call,
-      response: { '2xx': Outcome, '4xx': Outcome, '5xx': Outcome },
+      response: { 200: Outcome, '4xx': Refusal, '5xx': Refusal },
     },
   }, async (request, reply) => {
     const { org, caller } = await context(request);
-    const outcome = await app.tools.call(org, caller, request.body.name, args(request.body), 'api');
+    const outcome = await app.tools.call(org, caller, request.body.name, args(request.body), 'api', request.id);
     if (!outcome.ok && outcome.details?.retry_after) reply.header('retry-after', String(outcome.details.retry_after));
     return reply.code(outcome.ok ? 200 : outcome.status).send(outcomeBody(outcome));
   });
@@ -68,12 +82,12 @@ export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['tools'], summary: 'Call several tools in order; each counts and succeeds or fails on its own', security: [{ bearer: [] }],
       body: Type.Object({ calls: Type.Array(Call, { minItems: 1, maxItems: 50 }) }, { additionalProperties: false }),
-      response: { 200: Type.Object({ results: Type.Array(Outcome) }) },
+      response: { 200: Type.Object({ results: Type.Array(Outcome) }), '4xx': Refusal, '5xx': Refusal },
     },
   }, async (request) => {
     const { org, caller } = await context(request);
     const results = [];
-    for (const call of request.body.calls) results.push(outcomeBody(await app.tools.call(org, caller, call.name, args(call), 'api')));
+    for (const call of request.body.calls) results.push(outcomeBody(await app.tools.call(org, caller, call.name, args(call), 'api', request.id)));
     return { results };
   });
 };

@@ -7,7 +7,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { forkFor } from '../db/orm.js';
-import { HttpError } from '../http/errors.js';
+import { storableText } from '../db/storable-text.js';
+import { randomUUID } from 'node:crypto';
+import { internalErrorBody, knownError } from '../http/errors.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller, ToolDecl } from '../modules/types.js';
 import type { CoreServices } from '../services.js';
@@ -37,7 +39,8 @@ interface AuditFields { org: OrgSnapshot; caller: ToolCaller; name: string; via:
 
 function auditEntry({ org, caller, name, via }: AuditFields, outcome: ToolOutcome) {
   const result = !outcome.ok ? (outcome.reason ?? `error_${outcome.status}`) : 'confirm_required' in outcome ? 'confirm_required' : 'ok';
-  return { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: name, result, via } };
+  // The name is the caller's: keep it storable, so the audit row is written whatever was sent.
+  return { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: storableText(name, 200), result, via } };
 }
 
 const unknownTool = (name: string): ToolOutcome => ({ ok: false, status: 404, error: `Unknown tool "${name}"`, reason: 'unknown_tool' });
@@ -45,7 +48,7 @@ const unknownTool = (name: string): ToolOutcome => ({ ok: false, status: 404, er
 export class ToolService {
   private readonly checks = new WeakMap<object, TypeCheck<TSchema>>();
 
-  constructor(private readonly orm: MikroORM, private readonly services: CoreServices, private readonly log: FastifyBaseLogger) {}
+  constructor(private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger) {}
 
   /** May this token call this tool for this org now? */
   private allowed(tool: RegisteredTool, org: OrgSnapshot, caller: ToolCaller): boolean {
@@ -90,8 +93,12 @@ export class ToolService {
     return first ? `${first.path.replace(/^\//, '').replace(/\//g, '.') || 'input'}: ${first.message}` : null;
   }
 
-  /** Call one tool as `caller` for `org`. Never throws for the caller's mistakes: the outcome says what happened. */
-  async call(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown> = {}, via: 'mcp' | 'api' = 'api'): Promise<ToolOutcome> {
+  /**
+   * Call one tool as `caller` for `org`. Never throws: the outcome says what happened. A tool that fails with an
+   * error the core knows answers its status (an unreachable database or service: 503); any other failure answers
+   * 500 with `request_id` (the HTTP request's id, or a new one) and no detail, which goes to the error log.
+   */
+  async call(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown> = {}, via: 'mcp' | 'api' = 'api', requestId: string = randomUUID()): Promise<ToolOutcome> {
     const tool = this.services.registry.tools.get(name);
     const { confirm, ...input } = args ?? {};
     const audit = { org, caller, name, via };
@@ -111,11 +118,17 @@ export class ToolService {
         return outcome;
       });
     } catch (err) {
-      if (err instanceof HttpError) return this.refuse(audit, { ok: false, status: err.statusCode, error: err.message, reason: err.reason, details: err.details });
-      const line = `tool ${tool.name} failed: ${(err as Error).message}`;
-      this.log.error({ err }, line);
-      await this.services.logError({ orgId: org.id, source: 'request', origin: `tool ${tool.name}`, error: err, logLine: line });
-      return this.refuse(audit, { ok: false, status: 500, error: (err as Error).message || 'Internal error' });
+      const known = knownError(err);
+      if (known) {
+        if (known !== err) this.log.warn({ err, tool: tool.name }, `tool ${tool.name} answered ${known.statusCode} ${known.reason}`);
+        return this.refuse(audit, { ok: false, status: known.statusCode, error: known.message, reason: known.reason, details: known.details });
+      }
+      const line = `tool ${tool.name} failed: ${(err as Error)?.message}`;
+      this.log.error({ err, request_id: requestId }, line);
+      // logError never throws: the call is answered and audited whatever happens to the error log.
+      await this.services.logError({ orgId: org.id, source: 'request', origin: `tool ${tool.name}`, requestId, error: err, logLine: line });
+      const { error, request_id } = internalErrorBody(requestId);
+      return this.refuse(audit, { ok: false, status: 500, error, details: { request_id } });
     }
   }
 

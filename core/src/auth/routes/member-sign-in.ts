@@ -3,8 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DiscordRequestError, DiscordUnavailable } from '../../adapters/discord/index.js';
-import { HttpError, badRequest, unavailable } from '../../http/errors.js';
+import { DiscordRequestError } from '../../adapters/discord/index.js';
+import { HttpError, badRequest } from '../../http/errors.js';
 import type { IdpCaller } from '../callers.js';
 import { User } from '../entities.js';
 import { createPolicies, bearerToken } from '../policies.js';
@@ -51,8 +51,7 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       user = await auth.discord.currentUser(tokens.access_token);
     } catch (err) {
       if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
-      if (err instanceof DiscordUnavailable) throw unavailable('Discord is unavailable; try again shortly', 'bot_unavailable');
-      throw err;
+      throw err; // DiscordUnavailable: the error handler's 503 bot_unavailable
     }
     await request.em.upsert(User, { chatUserId: user.id, username: user.username }, { onConflictFields: ['chatUserId'], onConflictMergeFields: ['username'] });
     writeSession(reply, { chat_user_id: user.id, username: user.username }, secureCookies(app));
@@ -66,6 +65,8 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['members'],
       summary: 'Storefront sign-in: needs an identity-provider token (Authorization: Bearer) whose primary email equals the body\'s',
+      // The route is public (an unverified sign-in is refused or, in report mode, logged), but takes a bearer.
+      security: [{ bearer: [] }, {}],
       params: OrgParams,
       body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }) }, { additionalProperties: false }),
       response: { 200: Type.Object({ email: Type.String(), verified: Type.Boolean(), user_id: Type.Integer() }), 400: ErrorBody, 403: ErrorBody },

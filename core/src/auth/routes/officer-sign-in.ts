@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DiscordRequestError, DiscordUnavailable } from '../../adapters/discord/index.js';
+import { DiscordRequestError } from '../../adapters/discord/index.js';
 import { Organization } from '../../entities/organization.js';
 import { badRequest, unauthorized, unavailable } from '../../http/errors.js';
 import { User } from '../entities.js';
@@ -36,16 +36,6 @@ function clientBase(app: FastifyInstance, client: string | undefined): string {
   return base.replace(/\/+$/, '');
 }
 
-/** Discord calls answer 503 when Discord cannot. */
-async function viaDiscord<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    if (err instanceof DiscordUnavailable) throw unavailable('Discord is unavailable; try again shortly', 'bot_unavailable');
-    throw err;
-  }
-}
-
 export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { settings } = app.quad;
   const auth = app.auth;
@@ -72,17 +62,17 @@ export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!settings.BOT_TOKEN) throw unavailable('BOT_TOKEN is not configured: officer roles cannot be read', 'bot_unavailable');
     if (!request.query.code) return reply.redirect(`${base}/auth/?error=${encodeURIComponent(request.query.error ?? 'Sign-in cancelled')}`);
 
-    const user = await viaDiscord(async () => {
-      try {
-        const tokens = await auth.discord.exchangeCode(request.query.code!, settings.REDIRECT_URI!);
-        return await auth.discord.currentUser(tokens.access_token);
-      } catch (err) {
-        if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
-        throw err;
-      }
-    });
+    // Discord being unavailable is the error handler's 503 bot_unavailable.
+    let user;
+    try {
+      const tokens = await auth.discord.exchangeCode(request.query.code!, settings.REDIRECT_URI!);
+      user = await auth.discord.currentUser(tokens.access_token);
+    } catch (err) {
+      if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
+      throw err;
+    }
     const orgs = await request.em.find(Organization, { discordGuildId: { $ne: null }, officerRoleId: { $ne: null } });
-    const officerOf = await viaDiscord(() => auth.access.officerOrgs(orgs, user.id));
+    const officerOf = await auth.access.officerOrgs(orgs, user.id);
     // Forget the state either way: it is single use.
     writeSession(reply, { ...session, state: undefined, stateExpires: undefined, flow: undefined }, secureCookies(app));
     if (officerOf.length === 0 && !auth.access.isSuperadmin(user.id)) {
