@@ -16,14 +16,14 @@ const NETWORK_CODES = new Set([
  */
 const OUTAGE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|53300)$/;
 
-/** Messages of node-postgres, pg-pool and knex that carry no code. */
+/** Messages of node-postgres, pg-pool and knex that carry no code (MikroORM puts the SQL before them: `<sql> - <message>`). */
 const OUTAGE_MESSAGE = [
   /^Connection terminated/i,
   /^Connection ended unexpectedly/i,
-  /Client has encountered a connection error and is not queryable/i,
-  /Client was closed and is not queryable/i,
-  /timeout exceeded when trying to connect/i,
-  /Timeout acquiring a connection/i,
+  /^Client has encountered a connection error and is not queryable/i,
+  /^Client was closed and is not queryable/i,
+  /^timeout exceeded when trying to connect/i,
+  /^Knex: Timeout acquiring a connection/i,
 ];
 
 function isOutage(err: Record<string, unknown>): boolean {
@@ -33,8 +33,11 @@ function isOutage(err: Record<string, unknown>): boolean {
   // such as a database that no longer accepts connections).
   if (err.severity === 'FATAL' || err.severity === 'PANIC') return true;
   if (err.name === 'KnexTimeoutError') return true;
-  const message = typeof err.message === 'string' ? err.message : '';
-  return OUTAGE_MESSAGE.some((pattern) => pattern.test(message));
+  if (code || typeof err.message !== 'string') return false;
+  // Only the driver's own words, after the SQL: a bound value that happens to read "Connection terminated" is not one.
+  const cut = err.message.lastIndexOf(' - ');
+  const own = cut < 0 ? err.message : err.message.slice(cut + 3);
+  return OUTAGE_MESSAGE.some((pattern) => pattern.test(own));
 }
 
 /**
