@@ -77,9 +77,10 @@ function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller, re
 export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf });
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    // On the raw response: the MCP transport answers on it directly (the reply is hijacked).
+    reply.raw.setHeader('x-request-id', request.id);
     // Tool results may hold tokens (tokens.create): no cache keeps them.
-    reply.header('cache-control', 'no-store');
+    reply.raw.setHeader('cache-control', 'no-store');
   });
   app.setErrorHandler(async (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = knownError(err);
