@@ -78,7 +78,8 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
   const source = new ConfigSource({
     dir: emptyConfigDir,
     env: {},
-    overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, ...options.config, DATABASE_URL: db.url, PORT: 0, HOST: '127.0.0.1' },
+    // Random ports (TOOL_PORT too, unless a test sets it): test files run in parallel.
+    overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, TOOL_PORT: 0, ...options.config, DATABASE_URL: db.url, PORT: 0, HOST: '127.0.0.1' },
   });
   const log = options.logger ?? createLogger(process.env.QUAD_TEST_LOG ?? 'silent');
   let quad: Quad;
