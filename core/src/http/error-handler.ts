@@ -19,7 +19,7 @@ function validationMessage(err: FastifyError): { error: string; field: string } 
  * so a refusal before the handler is the same answer on every route.
  */
 function sendError(reply: FastifyReply, status: number, body: Record<string, unknown>) {
-  return reply.code(status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
+  return reply.code(status).type('application/json; charset=utf-8').serializer((payload) => JSON.stringify(payload)).send(body);
 }
 
 export function installErrorHandling(app: FastifyInstance, services: () => CoreServices) {
