@@ -2,13 +2,13 @@
 // module switch and the token's per-integration tool patterns decide what a token sees; an unknown tool and a
 // refused one get the same answer, so a token cannot probe. Each call counts against mcp.calls_per_minute,
 // runs in one transaction bound to the token's org, and is audited.
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { forkFor } from '../db/orm.js';
 import { storableText } from '../db/storable-text.js';
-import { randomUUID } from 'node:crypto';
 import { internalErrorBody, knownError } from '../http/errors.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller, ToolDecl } from '../modules/types.js';
