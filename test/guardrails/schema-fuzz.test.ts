@@ -188,42 +188,41 @@ t.test('every route survives inputs generated from its schema', async (t) => {
     if (!(await sql("select 1 from organizations where prefix = 'decoy'")).length) await decoy();
   }
 
-  // One fingerprint of every table's rows. Left out: bookkeeping that a refused request may rightly touch (a machine
-  // token's last use, rate counters) and the audit rows of refused tool calls (tool calls are audited by design).
-  const ignoredColumns: Record<string, string[]> = { machine_tokens: ['last_used_at'] };
-  const ignoredTables = new Set(['usage_counters', 'mikro_orm_migrations', 'quad_migrations']);
-  const rowFilter: Record<string, string> = { audit_log: "where action <> 'tools.call'" };
-  const columns = await sql(`select table_name, string_agg(quote_ident(column_name), ', ' order by ordinal_position) as cols
-    from information_schema.columns where table_schema = 'public' group by table_name order by table_name`);
-  const fingerprintSql = [
-    ...columns.filter((c) => !ignoredTables.has(c.table_name)).map((c) => {
-      const cols = (c.cols as string).split(', ').filter((col) => !(ignoredColumns[c.table_name] ?? []).includes(col)).join(', ');
-      return `select '${c.table_name}' as t, count(*)::int as n, coalesce(md5(string_agg(r, '|' order by r)), '') as h
-        from (select row(${cols})::text as r from ${c.table_name} ${rowFilter[c.table_name] ?? ''}) x`;
-    }),
-    `select 'graphile_worker.jobs', count(*)::int, '' from graphile_worker.jobs`,
-  ].join(' union all ');
-  const fingerprint = async () => (await sql(fingerprintSql)).map((r) => `${r.t}:${r.n}:${r.h}`).join('\n');
+  // Every row written, by table: a trigger on each table notes it in fuzz_writes (in the writer's transaction, so a
+  // rolled-back write is no write). Left out: bookkeeping a refused request may rightly touch (a machine token's last
+  // use, rate counters) and the audit rows of refused tool calls (tool calls are audited by design).
+  const tables = (await sql(`select table_schema || '.' || table_name as name, table_name as short,
+      string_agg(quote_ident(column_name), ', ') filter (where not (table_name = 'machine_tokens' and column_name = 'last_used_at')) as cols
+    from information_schema.columns join information_schema.tables using (table_schema, table_name)
+    where table_type = 'BASE TABLE' and ((table_schema = 'public' and table_name not in ('usage_counters', 'mikro_orm_migrations'))
+       or (table_schema = 'graphile_worker' and table_name = '_private_jobs'))
+    group by table_schema, table_name`)) as { name: string; short: string; cols: string }[];
+  await sql(`create unlogged table fuzz_writes (tbl text not null, op text not null);
+    create function fuzz_note_write() returns trigger language plpgsql as $$
+      begin insert into fuzz_writes values (TG_TABLE_NAME, TG_OP); return null; end $$;
+    ${tables.filter((t) => t.short !== 'fuzz_writes' && t.short !== 'audit_log').map((t) => `create trigger fuzz_write after insert or delete or update of ${t.cols}
+      on ${t.name} for each row execute function fuzz_note_write();`).join('\n')}
+    create trigger fuzz_write after update or delete on audit_log for each row execute function fuzz_note_write();
+    create trigger fuzz_write_insert after insert on audit_log for each row when (new.action <> 'tools.call') execute function fuzz_note_write();`);
+  /** The tables written since the last call, e.g. `users (INSERT)`. */
+  const written = async () => [...new Set((await sql('delete from fuzz_writes returning tbl, op')).map((r) => `${r.tbl} (${r.op})`))].join(', ');
 
   const ops = operations(api.swagger());
   t.ok(ops.length > 50, `${ops.length} routes from the OpenAPI document`);
   const failures: { key: string; line: string }[] = [];
-  let before = await fingerprint();
   let requests = 0;
 
   async function send(op: Operation, options: InjectOptions, credential: Credential, input?: Input): Promise<LightMyRequestResponse> {
     const res = await api.inject(options);
     requests++;
-    const after = await fingerprint();
-    const problem = problemOf(res) ?? (res.statusCode >= 400 && after !== before ? `answered ${res.statusCode} but wrote rows` : null);
+    const rows = await written();
+    const problem = problemOf(res) ?? (res.statusCode >= 400 && rows ? `answered ${res.statusCode} but wrote rows: ${rows}` : null);
     if (problem) {
-      const written = problem.endsWith('wrote rows') ? ` (${changedTables(before, after)})` : '';
-      failures.push({ key: op.key, line: `${op.key} as ${credential.name} ${problem}${written}: ${res.body.slice(0, 300)}\n    ← ${options.method} ${String(options.url).slice(0, 300)} ${String(options.payload ?? '').slice(0, 300)}${input?.mutation ? '' : ' (valid-ish)'}` });
+      failures.push({ key: op.key, line: `${op.key} as ${credential.name} ${problem}: ${res.body.slice(0, 300)}\n    ← ${options.method} ${String(options.url).slice(0, 300)} ${String(options.payload ?? '').slice(0, 300)}${input?.mutation ? '' : ' (valid-ish)'}` });
     }
-    before = after;
     if (res.statusCode < 300 && op.method !== 'GET') {
       await repair();
-      before = await fingerprint();
+      await written();
     }
     return res;
   }
@@ -250,13 +249,7 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   for (const op of ops) {
     const lines = failures.filter((f) => f.key === op.key).map((f) => f.line);
     const known = KNOWN[op.key];
+    if (known && lines.length) t.comment(`known, ${known}:\n${lines.slice(0, 3).join('\n')}`);
     t.same(lines.slice(0, 5), [], `${op.key}: no 5xx, JSON errors, no rows written by refusals${lines.length > 5 ? ` (${lines.length} failures)` : ''}`, known ? { todo: known } : {});
   }
 });
-
-function changedTables(before: string, after: string): string {
-  const a = new Set(after.split('\n'));
-  const b = new Set(before.split('\n'));
-  return [...a].filter((line) => !b.has(line)).map((line) => line.split(':')[0]).join(', ') || [...b].filter((l) => !a.has(l)).map((l) => l.split(':')[0]).join(', ');
-}
-
