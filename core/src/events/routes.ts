@@ -14,7 +14,6 @@ const Time = Type.String({ format: 'date-time' });
 const paging = pagingQuery();
 const Search = Type.String({ minLength: 1, maxLength: 200, description: 'text the title or message contains (case-insensitive)' });
 const Prefix = (what: string) => Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z][a-z0-9_.:-]*$', description: `${what}, or its module prefix (\`job\` matches \`job.failed\`)` });
-const Page = <T extends TSchema>(item: T) => pageOf('items', item);
 
 /** At most this many rows in one bulk action. */
 export const BULK_MAX = 500;
@@ -123,7 +122,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         q: Type.Optional(Search),
       }, { additionalProperties: false }),
       response: {
-        200: Type.Intersect([Page(NotificationView), Type.Object({ open: Type.Object({ events: Type.Integer(), problems: Type.Integer() }) })]),
+        200: Type.Intersect([pageOf('items', NotificationView), Type.Object({ open: Type.Object({ events: Type.Integer(), problems: Type.Integer() }) })]),
         400: ErrorBody,
       },
     },
@@ -195,7 +194,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
         q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'text the message or origin contains (case-insensitive)' })),
       }, { additionalProperties: false }),
-      response: { 200: Type.Intersect([Page(ErrorView), Type.Object({ open: Type.Integer() })]), 400: ErrorBody },
+      response: { 200: Type.Intersect([pageOf('items', ErrorView), Type.Object({ open: Type.Integer() })]), 400: ErrorBody },
     },
   }, async (request) => {
     const { page, per_page, source, status, q } = request.query;
@@ -228,7 +227,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         action: Type.Optional(Prefix('an action (`org.branding`)')),
         actor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'exactly this actor, e.g. `officer:<chat id>`' })),
       }, { additionalProperties: false }),
-      response: { 200: Page(ChangeView), 400: ErrorBody },
+      response: { 200: pageOf('items', ChangeView), 400: ErrorBody },
     },
   }, async (request) => {
     const { page, per_page, action, actor } = request.query;
@@ -251,7 +250,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'skipped'].map((s) => Type.Literal(s)))),
         name: Type.Optional(Prefix('a job name (`event_webhook.deliver`)')),
       }, { additionalProperties: false }),
-      response: { 200: Page(JobRunView), 400: ErrorBody },
+      response: { 200: pageOf('items', JobRunView), 400: ErrorBody },
     },
   }, async (request) => {
     const { page, per_page, status, name } = request.query;
