@@ -11,7 +11,9 @@ export { Organization, type OrganizationEntity } from './entities/organization.j
 export type { OrgSnapshot } from './orgs/org-cache.js';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';
 export type { Caller } from './http/types.js';
-export { ErrorBody, OrgRef, OrgParams, Paging, PAGE_MAX, pagingQuery, pageOf, pageWindow, type PagingQuery } from './http/schemas.js';
+export {
+  ErrorBody, OrgRef, OrgParams, orgParams, Id, BigId, INT4_MAX, Paging, PAGE_MAX, pagingQuery, pageOf, pageWindow, type PagingQuery,
+} from './http/schemas.js';
 export { User, type UserEntity } from './auth/entities.js';
 export { credentialOf, type OfficerCaller, type MachineCaller, type IdpCaller, type MemberCaller } from './auth/callers.js';
 export type { CredentialKind, AccessReason } from './auth/access.js';

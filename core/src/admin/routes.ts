@@ -1,14 +1,13 @@
 // Superadmin routes (spec: "Superadmin routes"): orgs, officer roles, server roles, publishers, health, and the
 // audit and error logs of every org. Everyone not in SYS_ADMIN gets 403; all answer 503 while the bot is down.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { AuditEntry, ErrorEntry } from '../entities/logs.js';
-import { ErrorBody } from '../auth/routes/shared.js';
+import { ErrorBody, OrgParams, OrgRef, pageOf, pageWindow, pagingQuery } from '../http/schemas.js';
 import { createOrg, removeOrg, serverRoles, setOfficerRole } from '../orgs/org-admin.js';
 import { HealthSampler } from './health.js';
 
-const OrgRef = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
 const OrgView = Type.Object({
   id: Type.Integer(), prefix: Type.String(), name: Type.String(), description: Type.String(),
   guild_id: Type.Union([Type.String(), Type.Null()]), officer_role_id: Type.Union([Type.String(), Type.Null()]),
@@ -18,12 +17,7 @@ const orgView = (o: OrganizationEntity) => ({
   id: o.id, prefix: o.prefix, name: o.name, description: o.description, guild_id: o.discordGuildId ?? null,
   officer_role_id: o.officerRoleId ?? null, publisher: o.publisher, modules: o.modules, created_at: o.createdAt.toISOString(),
 });
-const Paging = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-  org: Type.Optional(Type.String({ description: 'only this org (prefix)' })),
-});
-const Page = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() });
+const LogQuery = Type.Object({ ...pagingQuery(), org: Type.Optional(OrgRef) });
 
 export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { registry, discord } = app.quad;
@@ -55,7 +49,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/api/superadmin/orgs/:org', {
     config: { auth },
-    schema: { tags: ['superadmin'], summary: 'Remove an org and all its data (one transaction)', security, params: OrgRef, response: { 200: Type.Object({ removed: Type.String() }), 404: ErrorBody } },
+    schema: { tags: ['superadmin'], summary: 'Remove an org and all its data (one transaction)', security, params: OrgParams, response: { 200: Type.Object({ removed: Type.String() }), 404: ErrorBody } },
   }, async (request) => {
     const orgId = request.org!.id;
     const { prefix } = await removeOrg(request.em, orgId, actor(request));
@@ -66,7 +60,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/orgs/:org/roles', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'The roles of the org\'s server, to choose the officer role', security, params: OrgRef,
+      tags: ['superadmin'], summary: 'The roles of the org\'s server, to choose the officer role', security, params: OrgParams,
       response: { 200: Type.Object({ roles: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), position: Type.Integer(), officer: Type.Boolean() })) }), 400: ErrorBody },
     },
   }, async (request) => {
@@ -79,7 +73,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/superadmin/orgs/:org/officer-role', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Set (or clear with null) the officer role', security, params: OrgRef,
+      tags: ['superadmin'], summary: 'Set (or clear with null) the officer role', security, params: OrgParams,
       body: Type.Object({ role_id: Type.Union([Type.String({ pattern: '^\\d{1,20}$' }), Type.Null()]) }, { additionalProperties: false }),
       response: { 200: OrgView, 400: ErrorBody },
     },
@@ -104,7 +98,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/superadmin/publishers/:org', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Allow or stop an org publishing shared content', security, params: OrgRef,
+      tags: ['superadmin'], summary: 'Allow or stop an org publishing shared content', security, params: OrgParams,
       body: Type.Object({ publisher: Type.Boolean() }, { additionalProperties: false }),
       response: { 200: OrgView, 400: ErrorBody },
     },
@@ -135,13 +129,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/audit', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'The audit log of every org, newest first', security, querystring: Paging,
-      response: { 200: Page(Type.Object({ id: Type.Integer(), org_id: Type.Union([Type.Integer(), Type.Null()]), actor: Type.String(), action: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Type.String() })) },
+      tags: ['superadmin'], summary: 'The audit log of every org, newest first', security, querystring: LogQuery,
+      response: { 200: pageOf('items', Type.Object({ id: Type.Integer(), org_id: Type.Union([Type.Integer(), Type.Null()]), actor: Type.String(), action: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Type.String() })) },
     },
   }, async (request) => {
     const { page, per_page } = request.query;
     const scope = await orgScope(request);
-    const [rows, total] = await request.em.findAndCount(AuditEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page });
+    const [rows, total] = await request.em.findAndCount(AuditEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, ...pageWindow(request.query) });
     return {
       items: rows.map((r) => ({ id: r.id, org_id: r.organization?.id ?? null, actor: r.actor, action: r.action, details: r.details, created_at: r.createdAt.toISOString() })),
       page, per_page, total,
@@ -151,9 +145,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/errors', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Every error of every org, newest first', security, querystring: Paging,
+      tags: ['superadmin'], summary: 'Every error of every org, newest first', security, querystring: LogQuery,
       response: {
-        200: Page(Type.Object({
+        200: pageOf('items', Type.Object({
           id: Type.Integer(), org_id: Type.Union([Type.Integer(), Type.Null()]), source: Type.String(), origin: Type.String(),
           request_id: Type.Union([Type.String(), Type.Null()]), message: Type.String(), log_line: Type.String(), host: Type.String(),
           release: Type.String(), stack: Type.Union([Type.String(), Type.Null()]), created_at: Type.String(),
@@ -163,7 +157,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { page, per_page } = request.query;
     const scope = await orgScope(request);
-    const [rows, total] = await request.em.findAndCount(ErrorEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page });
+    const [rows, total] = await request.em.findAndCount(ErrorEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, ...pageWindow(request.query) });
     return {
       items: rows.map((r) => ({
         id: r.id, org_id: r.organization?.id ?? null, source: r.source, origin: r.origin, request_id: r.requestId ?? null, message: r.message,

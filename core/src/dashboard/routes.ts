@@ -2,13 +2,12 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { GitHubClient } from '../adapters/github/index.js';
+import { ErrorBody, OrgParams } from '../http/schemas.js';
 import { ChangeView, JobRunView, NotificationView } from '../events/routes.js';
 import { CI_REPOS_MAX, CiRuns } from './ci.js';
 import { overview } from './overview.js';
 import { TREND_DAYS_DEFAULT, TREND_DAYS_MAX, TREND_DAYS_MIN, trends } from './trends.js';
 
-const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
-const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Text = Nullable(Type.String());
 

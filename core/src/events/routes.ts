@@ -5,25 +5,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEntry, ErrorEntry, JobRun, Notification, type NotificationEntity, type ErrorEntryEntity } from '../entities/logs.js';
 import { badRequest } from '../http/errors.js';
+import { BigId, ErrorBody, OrgParams, pageOf, pageWindow, pagingQuery } from '../http/schemas.js';
 import { EVENT_RETENTION_DAYS } from './events.js';
 
-const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
-const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Time = Type.String({ format: 'date-time' });
 
-const paging = {
-  page: Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-};
+const paging = pagingQuery();
 const Search = Type.String({ minLength: 1, maxLength: 200, description: 'text the title or message contains (case-insensitive)' });
 const Prefix = (what: string) => Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z][a-z0-9_.:-]*$', description: `${what}, or its module prefix (\`job\` matches \`job.failed\`)` });
-const Page = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() });
 
 /** At most this many rows in one bulk action. */
 export const BULK_MAX = 500;
 const Ids = Type.Object({
-  ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: BULK_MAX, description: 'the selected rows' }),
+  ids: Type.Array(BigId, { minItems: 1, maxItems: BULK_MAX, description: 'the selected rows' }),
 }, { additionalProperties: false });
 const BulkResult = Type.Object({ ids: Type.Array(Type.Integer(), { description: 'the rows that changed' }), count: Type.Integer() });
 
@@ -127,7 +122,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         q: Type.Optional(Search),
       }, { additionalProperties: false }),
       response: {
-        200: Type.Intersect([Page(NotificationView), Type.Object({ open: Type.Object({ events: Type.Integer(), problems: Type.Integer() }) })]),
+        200: Type.Intersect([pageOf('items', NotificationView), Type.Object({ open: Type.Object({ events: Type.Integer(), problems: Type.Integer() }) })]),
         400: ErrorBody,
       },
     },
@@ -139,7 +134,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (kind) where.push(prefixed('kind', kind));
     if (q) where.push({ $or: [{ title: { $ilike: like(q) } }, { message: { $ilike: like(q) } }] });
     const [rows, total] = await request.em.findAndCount(Notification, { $and: where } as never, {
-      orderBy: { raisedAt: 'desc', id: 'desc' }, limit: per_page, offset: (page - 1) * per_page,
+      orderBy: { raisedAt: 'desc', id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(notificationView), page, per_page, total, open: await openNotifications(request.em) };
   });
@@ -199,7 +194,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('resolved')])),
         q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'text the message or origin contains (case-insensitive)' })),
       }, { additionalProperties: false }),
-      response: { 200: Type.Intersect([Page(ErrorView), Type.Object({ open: Type.Integer() })]), 400: ErrorBody },
+      response: { 200: Type.Intersect([pageOf('items', ErrorView), Type.Object({ open: Type.Integer() })]), 400: ErrorBody },
     },
   }, async (request) => {
     const { page, per_page, source, status, q } = request.query;
@@ -208,7 +203,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (status) where.push({ status });
     if (q) where.push({ $or: [{ message: { $ilike: like(q) } }, { origin: { $ilike: like(q) } }] });
     const [[rows, total], open] = await Promise.all([
-      request.em.findAndCount(ErrorEntry, (where.length ? { $and: where } : {}) as never, { orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page }),
+      request.em.findAndCount(ErrorEntry, (where.length ? { $and: where } : {}) as never, { orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }) }),
       request.em.fork().count(ErrorEntry, { status: 'open' }),
     ]);
     return { items: rows.map(errorView), page, per_page, total, open };
@@ -232,7 +227,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         action: Type.Optional(Prefix('an action (`org.branding`)')),
         actor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'exactly this actor, e.g. `officer:<chat id>`' })),
       }, { additionalProperties: false }),
-      response: { 200: Page(ChangeView), 400: ErrorBody },
+      response: { 200: pageOf('items', ChangeView), 400: ErrorBody },
     },
   }, async (request) => {
     const { page, per_page, action, actor } = request.query;
@@ -240,7 +235,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (action) where.push(prefixed('action', action));
     if (actor) where.push({ actor });
     const [rows, total] = await request.em.findAndCount(AuditEntry, (where.length ? { $and: where } : {}) as never, {
-      orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page,
+      orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(changeView), page, per_page, total };
   });
@@ -255,7 +250,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         status: Type.Optional(Type.Union(['queued', 'running', 'succeeded', 'failed', 'skipped'].map((s) => Type.Literal(s)))),
         name: Type.Optional(Prefix('a job name (`event_webhook.deliver`)')),
       }, { additionalProperties: false }),
-      response: { 200: Page(JobRunView), 400: ErrorBody },
+      response: { 200: pageOf('items', JobRunView), 400: ErrorBody },
     },
   }, async (request) => {
     const { page, per_page, status, name } = request.query;
@@ -263,7 +258,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (status) where.push({ status });
     if (name) where.push(prefixed('name', name));
     const [rows, total] = await request.em.findAndCount(JobRun, (where.length ? { $and: where } : {}) as never, {
-      orderBy: { id: 'desc' }, limit: per_page, offset: (page - 1) * per_page,
+      orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(jobRunView), page, per_page, total };
   });

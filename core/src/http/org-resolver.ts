@@ -1,11 +1,17 @@
-// Resolves the org named in the URL (`:org`, a prefix or a numeric id) and binds the request's org filter.
+// Resolves the org named in the URL (`:org`, a prefix or a numeric id) and binds the request's org filter. It runs in
+// the onRequest hook, before schema validation, so it checks the reference itself against the shared OrgRef rule:
+// on every org route, with or without a params schema, a malformed reference is a 400 and never reaches SQL.
 import type { FastifyRequest } from 'fastify';
 import { ORG_FILTER } from '../db/org-owned.js';
-import { notFound } from './errors.js';
+import { badRequest, notFound } from './errors.js';
+import { isOrgRef, OrgRef } from './schemas.js';
 
 export async function resolveOrg(request: FastifyRequest): Promise<void> {
-  const ref = (request.params as Record<string, string> | undefined)?.org;
+  const ref = (request.params as Record<string, unknown> | undefined)?.org;
   if (ref === undefined) return;
+  if (!isOrgRef(ref)) {
+    throw badRequest(`params.org: must be an org prefix or id (${OrgRef.minLength} to ${OrgRef.maxLength} letters, digits, _ or -)`, 'validation', { field: 'params.org' });
+  }
   const org = await request.server.orgs.find(request.em, ref);
   if (!org) throw notFound(`No org "${ref}"`, 'unknown_org');
   request.org = org;

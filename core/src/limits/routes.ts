@@ -6,7 +6,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { Organization } from '../entities/organization.js';
 import type { Registry } from '../modules/registry.js';
 import type { OfficerCaller } from '../auth/callers.js';
-import { ErrorBody } from '../auth/routes/shared.js';
+import { ErrorBody, OrgParams } from '../http/schemas.js';
 import { MAX_LIMIT } from './engine.js';
 
 const Nullable = <T extends ReturnType<typeof Type.Integer>>(t: T) => Type.Union([t, Type.Null()]);
@@ -27,10 +27,9 @@ export const LimitEntry = Type.Object({
   near_limit: Type.Boolean({ description: 'use is at least 80 % of the value' }),
 });
 
-const OrgRef = Type.Object({ id: Type.Integer(), prefix: Type.String() });
+const OrgSummary = Type.Object({ id: Type.Integer(), prefix: Type.String() });
 const Overrides = Type.Record(Type.String(), Nullable(Type.Integer()), { description: 'the org\'s overrides by key; null: no limit' });
 const OverrideChange = Type.Union([Type.Integer(), Type.Null(), Type.Literal('default')]);
-const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
 
 const OverridesBody = Type.Record(
   Type.String({ description: 'a limit key' }),
@@ -38,8 +37,8 @@ const OverridesBody = Type.Record(
   { description: 'Per key: a whole number sets the override, null sets "no limit", "default" removes the override. All or nothing.' },
 );
 
-const OrgLimits = Type.Object({ org: OrgRef, limits: Type.Array(LimitEntry) });
-const OrgLimitsWithOverrides = Type.Object({ org: OrgRef, overrides: Overrides, limits: Type.Array(LimitEntry) });
+const OrgLimits = Type.Object({ org: OrgSummary, limits: Type.Array(LimitEntry) });
+const OrgLimitsWithOverrides = Type.Object({ org: OrgSummary, overrides: Overrides, limits: Type.Array(LimitEntry) });
 
 /** Why an overrides body is refused (the first problem), or null. */
 export function overridesProblem(registry: Registry, body: unknown): { instancePath: string; message: string } | null {
@@ -56,14 +55,17 @@ export function overridesProblem(registry: Registry, body: unknown): { instanceP
 
 /**
  * The app's validator coerces (`true` → 1, `null` → 0 in an integer-or-null union), which would turn "no limit"
- * into 0: this route checks its body itself, without coercion, and reports like any validation error.
+ * into 0: this route checks its body itself, without coercion, and reports like any validation error. Its params
+ * go through the app's validator like every route's.
  */
-function strictOverridesValidator(registry: Registry): FastifySchemaCompiler<unknown> {
-  return ({ httpPart }) => (data: unknown) => {
-    if (httpPart !== 'body') return { value: data };
-    const problem = overridesProblem(registry, data);
-    if (!problem) return { value: data };
-    return { error: [{ keyword: 'limits', instancePath: problem.instancePath, schemaPath: '#', params: {}, message: problem.message }] as never };
+function strictOverridesValidator(registry: Registry, appCompiler: FastifySchemaCompiler<unknown>): FastifySchemaCompiler<unknown> {
+  return (route) => {
+    if (route.httpPart !== 'body') return appCompiler(route);
+    return (data: unknown) => {
+      const problem = overridesProblem(registry, data);
+      if (!problem) return { value: data };
+      return { error: [{ keyword: 'limits', instancePath: problem.instancePath, schemaPath: '#', params: {}, message: problem.message }] as never };
+    };
   };
 }
 
@@ -128,7 +130,7 @@ export const limitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody,
       },
     },
-    validatorCompiler: strictOverridesValidator(registry),
+    validatorCompiler: strictOverridesValidator(registry, app.validatorCompiler!),
   }, async (request) => {
     const org = request.org!;
     const caller = request.caller as OfficerCaller;

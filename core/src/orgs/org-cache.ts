@@ -4,6 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgListener } from '../db/listener.js';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
+import { INT4_MAX, isOrgRef } from '../http/schemas.js';
 
 export const ORG_CHANGED_CHANNEL = 'quad_org_changed';
 const TTL_MS = 30_000;
@@ -43,7 +44,10 @@ export class OrgCache {
 
   /** The org named by a prefix or numeric id; null when there is none. */
   async find(em: EntityManager, ref: string): Promise<OrgSnapshot | null> {
+    // Neither a malformed reference nor an id beyond `serial` names an org; PostgreSQL would refuse some of them.
+    if (!isOrgRef(ref)) return null;
     const byId = /^\d+$/.test(ref);
+    if (byId && Number(ref) > INT4_MAX) return null;
     const key = byId ? `id:${Number(ref)}` : `prefix:${ref.toLowerCase()}`;
     const hit = this.listener.healthy ? this.entries.get(key) : undefined;
     if (hit && hit.expires > Date.now()) return hit.org;

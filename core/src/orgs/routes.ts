@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Organization } from '../entities/organization.js';
-import { ErrorBody, OrgParams } from '../auth/routes/shared.js';
+import { ErrorBody, OrgParams } from '../http/schemas.js';
 import { Branding, BrandingUpdate, BRANDING_KEY, applyBranding, readBranding } from './branding.js';
 import { listModules, switchModules } from './module-switches.js';
 import { getOrgConfig, setOrgConfig } from './org-config.js';

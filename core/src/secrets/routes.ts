@@ -3,13 +3,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
+import { ErrorBody, OrgParams, orgParams } from '../http/schemas.js';
 import { MAX_SECRET_LENGTH } from './store.js';
 
-const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-const SecretParams = Type.Object({
-  org: Type.String({ description: 'org prefix or id' }),
+const SecretParams = orgParams({
   name: Type.String({ minLength: 1, maxLength: 200, description: 'a declared secret, e.g. `github.token`' }),
 });
 
@@ -41,7 +40,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       tags: ['secrets'], summary: 'Which declared secrets the org has set and which integrations are connected (never a value)',
       security: [{ bearer: [] }],
-      params: Type.Object({ org: Type.String({ description: 'org prefix or id' }) }),
+      params: OrgParams,
       response: { 200: Type.Object({ secrets: Type.Array(SecretView), integrations: Type.Array(IntegrationView) }), 401: ErrorBody, 403: ErrorBody },
     },
   }, async (request) => {

@@ -7,7 +7,7 @@ import type { MachineCaller, OfficerCaller } from '../callers.js';
 import { AppToken } from '../entities.js';
 import { revokeJwt } from '../revocations.js';
 import { APP_TOKEN_DAYS, ISSUER } from '../secrets.js';
-import { ErrorBody } from './shared.js';
+import { ErrorBody, Id } from '../../http/schemas.js';
 
 const AppTokenView = Type.Object({
   id: Type.Integer(), created_at: Type.String(), expires_at: Type.String(), revoked: Type.Boolean(),
@@ -47,7 +47,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'officer' },
     schema: {
       tags: ['auth'], summary: 'Revoke one of the caller\'s app tokens', security: [{ bearer: [] }],
-      params: Type.Object({ id: Type.Integer() }),
+      params: Type.Object({ id: Id }),
       response: { 200: Type.Object({ revoked: Type.Boolean() }), 404: ErrorBody },
     },
   }, async (request) => {

@@ -9,7 +9,8 @@ import type { IdpCaller } from '../callers.js';
 import { User } from '../entities.js';
 import { createPolicies, bearerToken } from '../policies.js';
 import { writeSession } from '../session.js';
-import { ErrorBody, OrgParams, beginDiscordSignIn, checkSignInState, memberRedirectUri, secureCookies } from './shared.js';
+import { ErrorBody, OrgParams } from '../../http/schemas.js';
+import { beginDiscordSignIn, checkSignInState, memberRedirectUri, secureCookies } from './shared.js';
 
 /** Only send browsers back to our own clients. */
 function safeNext(app: FastifyInstance, next: string | undefined): string | undefined {

@@ -11,7 +11,8 @@ import { User } from '../entities.js';
 import { revokeJwt } from '../revocations.js';
 import { writeSession } from '../session.js';
 import { ACCESS_TOKEN_SECONDS, ISSUER, REFRESH_TOKEN_SECONDS, SIGN_IN_CODE_SECONDS, randomSecret, sha256 } from '../secrets.js';
-import { ErrorBody, beginDiscordSignIn, checkSignInState, secureCookies } from './shared.js';
+import { ErrorBody } from '../../http/schemas.js';
+import { beginDiscordSignIn, checkSignInState, secureCookies } from './shared.js';
 
 const TokenPair = Type.Object({
   access_token: Type.String(),

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { MachineCaller } from '../callers.js';
 import { TOKEN_KINDS, tokenView, type TokenCreator } from '../machine-tokens.js';
 import { issueToken, listTokens, revokeToken, tokenCatalog } from '../token-admin.js';
-import { ErrorBody, OrgParams } from './shared.js';
+import { ErrorBody, Id, OrgParams, orgParams } from '../../http/schemas.js';
 
 export const Limits = Type.Record(Type.String(), Type.Object({
   repos: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
@@ -70,7 +70,7 @@ export const orgTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth },
     schema: {
       tags: ['tokens'], summary: 'Revoke a machine token; its later use gets 401', security: [{ bearer: [] }],
-      params: Type.Object({ org: Type.String(), id: Type.Integer() }),
+      params: orgParams({ id: Id }),
       response: { 200: Type.Object({ revoked: Type.Boolean() }), 404: ErrorBody },
     },
   }, async (request) => {

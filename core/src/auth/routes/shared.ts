@@ -1,13 +1,9 @@
-// Schemas and helpers shared by the sign-in routes.
-import { Type } from '@sinclair/typebox';
+// Helpers shared by the sign-in routes (their schemas come from http/schemas.ts, like every route's).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { unavailable } from '../../http/errors.js';
 import type { AuthServices } from '../index.js';
 import { randomSecret } from '../secrets.js';
 import { LOGIN_STATE_SECONDS, readSession, writeSession, type SessionData } from '../session.js';
-
-export const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
-export const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
 
 declare module 'fastify' {
   interface FastifyInstance {
