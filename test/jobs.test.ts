@@ -61,14 +61,23 @@ t.test('jobs', async (t) => {
     const res = await quad.api.inject({ method: 'POST', url: '/api/sample/acm/work', payload: { ms: 0, fail: true } });
     const run = await quad.waitForRun(res.json().run_id);
     t.equal(run.status, 'failed');
-    t.equal(run.error, 'sample work failed on purpose');
+    // A bug's own message stays in the error log; officers and webhooks read a generic one.
+    t.equal(run.error, 'Internal error (details in the error log)');
     const [logged] = await sql("select * from error_log where source = 'job'");
+    t.equal(logged.message, 'sample work failed on purpose');
     t.equal(logged.origin, 'sample.work');
     t.equal(logged.organization_id, org.id);
     t.match(logged.log_line, /job sample\.work failed for good/);
     const [note] = await sql("select * from notifications where kind = 'job.failed'");
     t.equal(note.organization_id, org.id);
     t.match(note.title, /sample\.work/);
+  });
+
+  t.test('a job that refuses on purpose keeps its own message for officers', async (t) => {
+    const res = await quad.api.inject({ method: 'POST', url: '/api/sample/acm/work', payload: { ms: 0, refuse: true } });
+    const run = await quad.waitForRun(res.json().run_id);
+    t.equal(run.status, 'failed');
+    t.equal(run.error, 'The sample input was refused');
   });
 
   t.test('enqueueing is part of the caller\'s transaction', async (t) => {

@@ -37,6 +37,7 @@ t.test('machine tokens', async (t) => {
     t.same(record.limits, { forge: { repos: ['acm/*'], tools: ['gh.list_*'] } });
     t.ok(Math.abs(new Date(record.expires_at).getTime() - Date.now() - 30 * 86_400_000) < 60_000);
     t.equal(record.created_by, `officer:${officer.id}`);
+    t.equal(record.revoked, false);
     const [row] = await sql(`select * from machine_tokens where id = ${record.id}`);
     t.not(row.token_hash, token);
     t.equal(row.token_hash.length, 64);

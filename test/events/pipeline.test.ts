@@ -73,7 +73,7 @@ t.test('event pipeline', async (t) => {
       [note] = await sql(`select * from notifications where kind = 'job.failed' and organization_id = ?`, [org.id]);
       if (!note) await new Promise((r) => setTimeout(r, 20));
     }
-    t.match(note, { title: 'Job sample.work failed', message: 'sample work failed on purpose', data: { job: 'sample.work', run: run.id } });
+    t.match(note, { title: 'Job sample.work failed', message: 'Internal error (details in the error log)', data: { job: 'sample.work', run: run.id } });
     for (let i = 0; i < 100 && !seen.some((s) => s.kind === 'job.failed'); i++) await new Promise((r) => setTimeout(r, 20));
     t.ok(seen.some((s) => s.module === 'listener' && s.kind === 'job.failed'));
   });

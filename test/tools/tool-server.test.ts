@@ -48,6 +48,10 @@ t.test('tool server', async (t) => {
     const bad = await client.callTool({ name: 'toolbox.echo', arguments: { text: 42 } });
     t.equal(bad.isError, true);
     t.match((bad.content as { text: string }[])[0].text, /Invalid input for toolbox\.echo: text: Expected string/);
+    // MCP skips Fastify's validator: the tool service refuses what PostgreSQL cannot store itself.
+    const nul = await client.callTool({ name: 'toolbox.echo', arguments: { text: 'a\u0000b' } });
+    t.equal(nul.isError, true);
+    t.match((nul.content as { text: string }[])[0].text, /Invalid input for toolbox\.echo: text: must not contain a NUL/);
   });
 
   t.test('an unknown tool and a refused tool get the same answer', async (t) => {

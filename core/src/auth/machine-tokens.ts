@@ -143,7 +143,7 @@ export function tokenView(t: MachineTokenEntity) {
     created_by: t.createdBy,
     created_at: t.createdAt.toISOString(),
     expires_at: t.expiresAt?.toISOString() ?? null,
-    revoked: t.revokedAt !== null,
+    revoked: t.revokedAt != null,
     last_used_at: t.lastUsedAt?.toISOString() ?? null,
   };
 }

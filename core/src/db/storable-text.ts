@@ -2,8 +2,14 @@
 // a text column refuses the NUL character and a lone UTF-16 surrogate cannot be encoded, so either would make the
 // write itself fail. Both become U+FFFD; long text is cut.
 
-/** A NUL, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** A NUL or a lone surrogate: in `u` mode a pair reads as one code point, so `\p{Cs}` matches only halves alone. */
+const UNSTORABLE = /[\u0000\p{Cs}]/gu;
+
+/** Whether PostgreSQL can store `text` as it is (validation refuses input that it cannot). */
+export function isStorableText(text: string): boolean {
+  UNSTORABLE.lastIndex = 0;
+  return !UNSTORABLE.test(text);
+}
 
 /** `text` with what PostgreSQL cannot store replaced by U+FFFD, cut at `max` characters (default: no cut). */
 export function storableText(text: string, max = Infinity): string {

@@ -52,3 +52,11 @@ export function knownError(err: unknown): HttpError | null {
   if (isDatabaseUnavailable(err)) return unavailable('The database is unavailable; try again shortly', 'database_unavailable', DATABASE_RETRY_AFTER_SECONDS);
   return null;
 }
+
+/**
+ * What officers and outbound webhooks may read about a failure: the message of an error the core knows (an
+ * HttpError a handler threw on purpose, an unavailable service), never a bug's own message (SQL, addresses).
+ */
+export function publicMessage(err: unknown, fallback = 'Internal error (details in the error log)'): string {
+  return knownError(err)?.message ?? fallback;
+}

@@ -9,19 +9,18 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isStorableText } from '../db/storable-text.js';
 
 /** Deepest nesting of arrays and objects a request part may have. */
 export const MAX_NESTING = 64;
 
 const SAFE = Number.MAX_SAFE_INTEGER;
-// One pass per string: a NUL, or a surrogate code unit that is not half of a pair (`u` mode reads pairs as one).
-const UNSTORABLE = /[\u0000\p{Cs}]/u;
 // Keywords whose values are data, not subschemas.
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example']);
 
 /** Why PostgreSQL cannot store this text, or null. */
 export function textProblem(text: string): string | null {
-  if (!UNSTORABLE.test(text)) return null;
+  if (isStorableText(text)) return null;
   return text.includes('\u0000') ? 'must not contain a NUL character (\\u0000)' : 'must not contain a lone UTF-16 surrogate';
 }
 

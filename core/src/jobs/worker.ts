@@ -7,6 +7,8 @@ import { Organization } from '../entities/organization.js';
 import { JobRun } from '../entities/logs.js';
 import { forkFor } from '../db/orm.js';
 import { createPool } from '../db/pool.js';
+import { storableText } from '../db/storable-text.js';
+import { publicMessage } from '../http/errors.js';
 import type { JobDecl } from '../modules/types.js';
 import type { CoreServices } from '../services.js';
 import { payloadProblem } from './payload.js';
@@ -110,8 +112,10 @@ async function finishRun(options: WorkerOptions, job: JobDecl, run: RunRef, err:
     await em.nativeUpdate(JobRun, { id: run.id }, { status: 'succeeded', error: null, finishedAt: new Date() }, { filters: false });
     return;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  const line = final ? `job ${job.name} failed for good: ${message}` : `job ${job.name} failed, will retry: ${message}`;
+  const detail = err instanceof Error ? err.message : String(err);
+  const line = final ? `job ${job.name} failed for good: ${detail}` : `job ${job.name} failed, will retry: ${detail}`;
+  // The run's error and the job.failed event reach officers and outbound webhooks: no internals there.
+  const message = storableText(publicMessage(err), 2000);
   jobLog.error({ err }, line);
   if (final) {
     // Logged and announced before the run is marked failed, so whoever waits for the run sees both.

@@ -14,6 +14,7 @@ import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller, ToolDecl } from '../modules/types.js';
 import type { CoreServices } from '../services.js';
 import { patternRegExp } from '../auth/machine-tokens.js';
+import { unstorableValue } from '../http/validation.js';
 
 export const CALLS_PER_MINUTE = 'mcp.calls_per_minute';
 
@@ -90,7 +91,10 @@ export class ToolService {
       this.checks.set(tool.input, check);
     }
     const first = check.Errors(input).First();
-    return first ? `${first.path.replace(/^\//, '').replace(/\//g, '.') || 'input'}: ${first.message}` : null;
+    if (first) return `${first.path.replace(/^\//, '').replace(/\//g, '.') || 'input'}: ${first.message}`;
+    // MCP calls skip Fastify's validator: refuse what PostgreSQL cannot store here too, like every route does.
+    const unstorable = unstorableValue(input);
+    return unstorable ? `${unstorable.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'input'}: ${unstorable.message}` : null;
   }
 
   /**
