@@ -18,6 +18,7 @@ import type { OrgCache } from '../orgs/org-cache.js';
 import type { ToolService } from '../tools/tool-service.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
+import { quadDecorations } from './decorations.js';
 import { resolveOrg } from './org-resolver.js';
 import { validatorCompiler } from './validation.js';
 import './types.js';
@@ -45,10 +46,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 
-  app.decorate('quad', Object.assign(Object.create(services), { orm }));
-  app.decorateRequest('em', null as never);
-  app.decorateRequest('org', null);
-  app.decorateRequest('caller', null);
+  await app.register(quadDecorations, { services, orm });
   installErrorHandling(app, () => services);
 
   app.decorate('auth', options.auth);
