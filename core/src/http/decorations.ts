@@ -2,7 +2,7 @@
 // ORM), `request.em`, `request.org`, `request.caller` and the request-bound helpers. Wrapped in fastify-plugin
 // because it must decorate the root: module routes are encapsulated children and see these decorations.
 // (Module routes are never wrapped in fastify-plugin: see mount.ts.)
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { CoreServices } from '../core-services.js';
@@ -12,6 +12,10 @@ export interface DecorationOptions { services: CoreServices; orm: MikroORM }
 
 export const quadDecorations = fp<DecorationOptions>(async (app, { services, orm }) => {
   app.decorate('quad', Object.assign(Object.create(services), { orm }));
+  // Every route as registered (the options objects: each module's mount adds its module to the config afterwards).
+  const routes: RouteOptions[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => { routes.push(route); });
   app.decorateRequest('em', null as never);
   app.decorateRequest('org', null);
   app.decorateRequest('caller', null);

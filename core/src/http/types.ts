@@ -18,6 +18,8 @@ declare module 'fastify' {
     quad: CoreServices & { orm: MikroORM };
     /** Orgs by prefix or id, cached per process and invalidated through NOTIFY. */
     orgs: OrgCache;
+    /** Every route registered so far (method, url, config with its module and auth policy, schema), in order. */
+    registeredRoutes: readonly import('fastify').RouteOptions[];
   }
   interface FastifyRequest {
     /** A fork for this request; its org filter is bound once the org in the URL is resolved. */

@@ -65,6 +65,11 @@ export interface TestApp extends Quad {
   updateOrg(orgId: number, fields: Partial<OrgFields>): Promise<void>;
   /** Wait until a job run is finished (succeeded, failed or skipped) and return it. */
   waitForRun(runId: number, timeoutMs?: number): Promise<JobRunEntity>;
+  /**
+   * Every route the API serves (after ready()), as sorted `METHOD /path` lines without HEAD, optionally only those
+   * whose path starts with `prefix`: assert the whole list, so a route file that was silently skipped fails.
+   */
+  routes(prefix?: string): string[];
   /** An EntityManager fork bound to an org (the org filter set), as a job or request of that org has. */
   emFor(orgId: number): ReturnType<typeof forkFor>;
   /** A machine token of the org, made as an officer would (name and kind default to `test` and `app`). */
@@ -113,10 +118,18 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
       quad.orgs.invalidate(orgId);
     },
     waitForRun: (runId, timeoutMs) => waitForRun(quad.orm, runId, timeoutMs),
+    routes: (prefix = '') => routeList(quad.app!, prefix),
     emFor: (orgId) => forkFor(quad.orm, orgId),
     issueToken: (orgId, request) => issueToken(quad.orm.em.fork(), quad.services, orgId,
       { name: 'test', kind: 'app', ...request }, { kind: 'officer', actor: 'officer:test' }),
   };
+}
+
+function routeList(app: NonNullable<Quad['app']>, prefix: string): string[] {
+  return app.registeredRoutes
+    .filter((r) => r.url.startsWith(prefix))
+    .flatMap((r) => ([] as string[]).concat(r.method).filter((m) => m !== 'HEAD').map((m) => `${m} ${r.url}`))
+    .sort();
 }
 
 async function createOrg(orm: MikroORM, fields: Parameters<TestApp['createOrg']>[0]): Promise<OrganizationEntity> {

@@ -1,7 +1,6 @@
 // Points officer routes (awards, check-ins, events, members, leaderboard), the public lists and every caller kind.
 import t from 'tap';
-import { captureLogs } from '@quad/core/testing';
-import { signInOfficer } from '../../../test/support/sign-in.js';
+import { captureLogs, signInOfficer } from '@quad/core/testing';
 import { startPointsWorld } from './world.js';
 
 t.test('points routes', async (t) => {
