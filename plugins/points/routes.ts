@@ -2,7 +2,7 @@
 // events and read members; everyone may read the public leaderboard and member list (member details hidden).
 // POST /api/points/<org>/member_login belongs to the core (storefront sign-in).
 import {
-  DiscordRequestError, DiscordUnavailable, ErrorBody, HttpError, OrgParams, OrgRef, Type, badRequest, credentialOf, notFound, pageWindow,
+  DiscordRequestError, DiscordUnavailable, ErrorBody, HttpError, OrgParams, OrgRef, Type, badRequest, credentialOf, notFound, pageOf, pageWindow,
   type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin,
 } from '@quad/core';
 import { PointsEntry } from './entities.js';
@@ -179,7 +179,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     schema: {
       tags: ['points'], summary: 'Members with points rows in the org, with balance, points earned and spent', security: secured,
       params: OrgParams, querystring: MemberQuery,
-      response: { 200: Type.Object({ members: Type.Array(MemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), ...Errors },
+      response: { 200: pageOf('members', MemberOut), ...Errors },
     },
   }, async (request) => {
     const { q, sort, page, per_page } = request.query;
@@ -193,7 +193,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       tags: ['points'], summary: 'One member\'s ledger rows, newest first, with their balance', security: secured,
       params: UserParams,
       querystring: Type.Object(Paging),
-      response: { 200: Type.Object({ member: MemberOut, entries: Type.Array(EntryOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), ...Errors },
+      response: { 200: Type.Object({ member: MemberOut, ...pageOf('entries', EntryOut).properties }), ...Errors },
     },
   }, async (request) => {
     const { page, per_page } = request.query;
@@ -232,7 +232,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     schema: {
       tags: ['points'], summary: 'Members with their balances for everyone: no emails or student ids (member_details_hidden)', params: OrgParams,
       querystring: Type.Object({ sort: MemberQuery.properties.sort, ...Paging }),
-      response: { 200: Type.Object({ members: Type.Array(PublicMemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), 400: ErrorBody, 404: ErrorBody },
+      response: { 200: pageOf('members', PublicMemberOut), 400: ErrorBody, 404: ErrorBody },
     },
   }, async (request) => {
     app.auth.access.hideMemberDetails(request, credentialOf(request.caller));

@@ -5,14 +5,8 @@
 // implementation fits this interface.
 import { defineService, type EntityManager } from '@quad/core';
 
-/** A member: a row of the core `users` table. */
-export interface Member {
-  id: number;
-  chatUserId: string | null;
-  username: string | null;
-  email: string | null;
-  studentId: string | null;
-}
+/** A member (a row of the core `users` table), with what the store shows of them. */
+export interface Member { id: number; chatUserId: string | null; username: string | null; email: string | null }
 
 export interface LedgerEntry {
   id: number; amount: number; source: string; reason: string; event_name: string | null; created_at: string;

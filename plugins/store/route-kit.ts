@@ -1,6 +1,6 @@
 // What the store's route files share (routes/*.ts, mounted by the core with @fastify/autoload): parameter and body
 // schemas, the store page, the member's wallet and placing an order.
-import { OrgRef, Type, type Caller, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { OrgRef, Type, pageOf, type Caller, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { Product, type OrderChannel } from './entities.js';
 import { checkout } from './checkout.js';
 import { pointsLedger, type Member, type PointsLedger } from './points-ledger.js';
@@ -38,7 +38,7 @@ export const StoreOut = Type.Object({
   categories: Type.Array(Type.String()),
   products: Type.Array(ProductOut),
 });
-export const OrdersOut = Type.Object({ orders: Type.Array(OrderOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() });
+export const OrdersOut = pageOf('orders', OrderOut);
 
 export interface RequestLike { em: EntityManager; org: OrgSnapshot | null; caller: Caller | null }
 

@@ -270,34 +270,20 @@ class RegistryBuilder {
     for (const mod of modules) visit(mod, []);
     return ordered;
   }
-
 }
 
 const modulesByName = new WeakMap<Registry, ReadonlyMap<string, Module>>();
 
-export class Registry implements ModuleRegistry {
-  readonly modules: readonly Module[];
-  readonly scopes: ReadonlyMap<string, ScopeDecl & { module: string }>;
-  readonly limits: ReadonlyMap<string, LimitDecl & { module: string }>;
-  readonly tools: ReadonlyMap<string, ToolDecl & { module: string }>;
-  readonly jobs: ReadonlyMap<string, JobDecl & { module: string }>;
-  readonly integrations: ReadonlyMap<string, IntegrationDecl & { module: string }>;
-  /** Every org secret a module may store: integration secrets and module secrets, by name. */
-  readonly secrets: ReadonlyMap<string, DeclaredSecret>;
-  readonly services: ReadonlyMap<string, { provision: ServiceProvision; module: string }>;
+// The class has exactly the members of ModuleRegistry (declaration merging), so the registry the core builds and the
+// one modules see are one type.
+export interface Registry extends ModuleRegistry {}
 
+export class Registry {
   /** Validate every manifest; a bad one throws a ManifestError naming the plugin and the field. */
   constructor(modules: Module[]) {
-    const built = new RegistryBuilder(modules);
-    this.modules = built.modules;
-    this.scopes = built.scopes;
-    this.limits = built.limits;
-    this.tools = built.tools;
-    this.jobs = built.jobs;
-    this.integrations = built.integrations;
-    this.secrets = built.secrets;
-    this.services = built.services;
-    modulesByName.set(this, built.byName);
+    const { modules: ordered, scopes, limits, tools, jobs, integrations, secrets, services, byName } = new RegistryBuilder(modules);
+    Object.assign(this, { modules: ordered, scopes, limits, tools, jobs, integrations, secrets, services });
+    modulesByName.set(this, byName);
   }
 
   get(name: string): Module | undefined {
