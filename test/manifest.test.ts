@@ -1,12 +1,17 @@
 // The registry refuses a bad manifest at boot with a message naming the plugin and the field.
 import t from 'tap';
-import { defineModule, Type, type ModuleManifest } from '@quad/core';
+import { defineModule, defineOrgEntity, defineService, p, provide, Type, type ModuleManifest } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import { Registry } from '../core/src/modules/registry.js';
-import { CORE_MODULES } from '../core/src/quad.js';
+import { CORE_MODULES, VERSION } from '../core/src/quad.js';
 
 const base: ModuleManifest = { name: 'demo', title: 'Demo', description: 'A demo module', category: 'Tests' };
 const handler = async () => {};
+const fixture = (name: string) => new URL(`./plugin-api/fixtures/${name}/`, import.meta.url);
+const entity = (tableName: string) => defineOrgEntity({ name: `E_${tableName}`, tableName, properties: { id: p.integer().primary() } });
+interface Counter { next(): number; reset(): void }
+const counter = defineService<Counter>({ id: 'demo.counter', methods: ['next', 'reset'] });
+const counterImpl = { next: () => 1, reset: () => {} };
 const build = (...manifests: ModuleManifest[]) => new Registry([...CORE_MODULES, ...manifests.map(defineModule)]);
 
 t.test('a valid manifest is indexed', async (t) => {
@@ -56,6 +61,45 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
   ], /^Plugin "(demo|other)": needs: circular need: /],
   ['migrations not a folder', [{ ...base, migrations: 42 as never }], /^Plugin "demo": migrations: must be a folder URL/],
   ['bad event name', [{ ...base, events: ['Order Created'] }], /^Plugin "demo": events\.0: /],
+  // Always-on is for the core's own modules.
+  ['a plugin that declares core: true', [{ ...base, core: true }], /^Plugin "demo": core: only modules shipped in @quad\/core may be core \(always on\)/],
+  ['a core version range the core does not satisfy', [{ ...base, coreVersion: '^99.0.0' }], new RegExp(`^Plugin "demo": coreVersion: needs @quad/core \\^99\\.0\\.0; this is @quad/core ${VERSION.replace(/\./g, '\\.')}$`)],
+  ['a core version that is not a range', [{ ...base, coreVersion: 'latest and greatest' }], /^Plugin "demo": coreVersion: "latest and greatest" is not a semver range/],
+  // Services between modules.
+  ['a service outside the namespace', [{ ...base, provides: [provide(defineService<Counter>({ id: 'points.counter', methods: ['next'] }), counterImpl)] }], /^Plugin "demo": provides\[0\]\.ref\.id: "points\.counter" is outside the module's namespace "demo\."/],
+  ['a service provided twice', [
+    { ...base, provides: [provide(counter, counterImpl)] },
+    { ...base, name: 'other', provides: [{ ref: counter, impl: counterImpl }] },
+  ], /^Plugin "other": provides\[0\]\.ref\.id: /],
+  ['a service nobody provides', [{ ...base, consumes: [defineService<Counter>({ id: 'ledger.counter', methods: ['next'] })] }], /^Plugin "demo": consumes\[0\]: needs service "ledger\.counter", which no loaded module provides/],
+  ['a consumer that calls a method the provider does not offer', [
+    { ...base, provides: [provide(defineService<Counter>({ id: 'demo.counter', methods: ['next'] }), counterImpl)] },
+    { ...base, name: 'other', consumes: [counter] },
+  ], /^Plugin "other": consumes\[0\]: service "demo\.counter" of module "demo" has no method "reset"/],
+  ['a provision with neither impl nor factory', [{ ...base, provides: [{ ref: counter }] }], /^Plugin "demo": provides\[0\]: give exactly one of impl and factory/],
+  ['modules that consume each other\'s services', [
+    { ...base, provides: [provide(counter, counterImpl)], consumes: [defineService<Counter>({ id: 'other.counter', methods: [] })] },
+    { ...base, name: 'other', provides: [provide(defineService<Counter>({ id: 'other.counter', methods: [] }), counterImpl)], consumes: [counter] },
+  ], /^Plugin "(demo|other)": needs: circular need: /],
+  // Namespaces of tables, event kinds and settings, and claims.
+  ['an entity table outside the namespace', [{ ...base, entities: [entity('loose_rows')] }], /^Plugin "demo": entities\[0\]: table "loose_rows" is outside the module's namespace "demo_\*" \(or "demo"\); name it so, or claim it in claims\.tables/],
+  ['a migration table outside the namespace', [{ ...base, migrations: fixture('outside-migrations') }], /^Plugin "demo": migrations\/0001_things\.sql: table "loose_things" is outside the module's namespace/],
+  ['an event kind outside the namespace', [{ ...base, events: ['order.created'] }], /^Plugin "demo": events\[0\]: event kind "order\.created" is outside the module's namespace "demo\.\*"/],
+  ['a setting outside the namespace', [{ ...base, settings: Type.Object({ GREETING: Type.String({ default: 'hi' }) }) }], /^Plugin "demo": settings\.GREETING: setting "GREETING" is outside the module's namespace "DEMO_\*"/],
+  ['a claim of a core table', [{ ...base, claims: { tables: ['users'] }, entities: [entity('users')] }], /^Plugin "demo": claims\.tables\[0\]: table "users" is owned by the core already/],
+  ['a claim of a core setting', [{ ...base, claims: { settings: ['PORT'] } }], /^Plugin "demo": claims\.settings\[0\]: setting "PORT" is owned by the core already/],
+  ['a claim in another module\'s namespace', [{ ...base }, { ...base, name: 'other', claims: { tables: ['demo_rows'] } }], /^Plugin "other": claims\.tables\[0\]: "demo_rows" is in the namespace of module "demo"/],
+  ['one name claimed by two modules', [
+    { ...base, claims: { events: ['order.created'] } }, { ...base, name: 'other', claims: { events: ['order.created'] } },
+  ], /^Plugin "other": claims\.events\[0\]: event kind "order\.created" is owned by module "demo" already/],
+  ['a claimed table another module creates', [
+    { ...base, claims: { tables: ['products'] }, entities: [entity('products')] }, { ...base, name: 'other', claims: { tables: ['products'] } },
+  ], /^Plugin "other": claims\.tables\[0\]: table "products" is owned by module "demo" already/],
+  // Route folders.
+  ['routes that are neither a plugin nor a folder URL', [{ ...base, routes: './routes' as never }], /^Plugin "demo": routes: must be a Fastify plugin or a folder URL/],
+  ['a routes folder that does not exist', [{ ...base, routes: fixture('no-such-folder') }], /^Plugin "demo": routes: folder .*no-such-folder.* does not exist/],
+  ['a routes folder with an index file', [{ ...base, routes: fixture('routes-with-index') }], /^Plugin "demo": routes: index\.ts: a routes folder has no index file/],
+  ['a routes folder without route files', [{ ...base, routes: fixture('routes-empty') }], /^Plugin "demo": routes: folder .* has no route files/],
 ];
 
 for (const [name, manifests, message] of refusals) {
@@ -77,6 +121,44 @@ t.test('an unknown policy or an undeclared machine scope refuses boot', async (t
   await t.rejects(startTestApp(t, { plugins: [unknown] }), { message: /^Plugin "demo": routes: GET \/x: unknown auth policy "everyone"/ });
   const scope = defineModule({ ...base, routes: async (app) => { app.get('/y', { config: { auth: 'machine:demo:write' } }, async () => ({})); } });
   await t.rejects(startTestApp(t, { plugins: [scope] }), { message: /^Plugin "demo": routes: GET \/y: auth policy "machine:demo:write" names a scope no loaded module declares/ });
+});
+
+t.test('claimed and namespaced names are accepted', async (t) => {
+  const registry = build({
+    ...base, coreVersion: `^${VERSION}`, entities: [entity('demo_rows'), entity('demo'), entity('products')],
+    events: ['demo.done', 'order.created'], settings: Type.Object({ DEMO_GREETING: Type.String({ default: 'hi' }), GREETING: Type.String({ default: 'hi' }) }),
+    claims: { tables: ['products'], events: ['order.created'], settings: ['GREETING'] },
+  });
+  t.ok(registry.get('demo'));
+});
+
+t.test('the core\'s own modules are the only core modules', async (t) => {
+  const registry = build(base);
+  t.same(registry.modules.filter((m) => m.core).map((m) => m.name).sort(), CORE_MODULES.map((m) => m.name).sort());
+  const copy = defineModule({ ...CORE_MODULES[0]!, name: 'corelike' });
+  t.throws(() => new Registry([...CORE_MODULES, copy]), { message: /^Plugin "corelike": core: only modules shipped in @quad\/core/ }, 'a copy of a core manifest is not shipped in the core');
+});
+
+t.test('a provider comes before the modules that consume its services', async (t) => {
+  const consumer = { ...base, name: 'aaa', consumes: [counter] };
+  const registry = build(consumer, { ...base, provides: [provide(counter, counterImpl)] });
+  const names = registry.modules.map((m) => m.name);
+  t.ok(names.indexOf('demo') < names.indexOf('aaa'));
+  t.equal(registry.services.get('demo.counter')?.module, 'demo');
+});
+
+t.test('an implementation without a method its ref lists refuses boot, naming the provider', async (t) => {
+  const broken = defineModule({ ...base, provides: [provide(counter, (() => ({ next: () => 1 })) as never)] });
+  await t.rejects(startTestApp(t, { plugins: [broken] }), {
+    name: 'ManifestError', message: 'Plugin "demo": provides[0]: the implementation of "demo.counter" has no method "reset"',
+  });
+});
+
+t.test('a route file that exports no route plugin refuses boot, naming the file', async (t) => {
+  const mod = defineModule({ ...base, routes: fixture('routes-bad-file') });
+  await t.rejects(startTestApp(t, { plugins: [mod] }), {
+    name: 'ManifestError', message: /^Plugin "demo": routes: helpers\.ts: a route file must default-export a route plugin/,
+  });
 });
 
 t.test('a plugin path that does not load is named', async (t) => {

@@ -34,9 +34,9 @@ t.test('applies each module after the modules it needs, once', async (t) => {
   };
   // "store" is listed first but needs "points": its foreign key only works if points' table exists first.
   const store = defineModule({ name: 'store', title: 'S', description: 'd', category: 'c', needs: [{ key: 'points', label: 'Points', kind: 'module' }],
-    migrations: dir({ '0001_orders.sql': 'create table s_orders (id serial primary key, pts integer references p_rows (id));' }) });
+    migrations: dir({ '0001_orders.sql': 'create table store_orders (id serial primary key, pts integer references points_rows (id));' }) });
   const points = defineModule({ name: 'points', title: 'P', description: 'd', category: 'c',
-    migrations: dir({ '0001_rows.sql': 'create table p_rows (id serial primary key);', '0002_more.sql': 'alter table p_rows add column amount integer;' }) });
+    migrations: dir({ '0001_rows.sql': 'create table points_rows (id serial primary key);', '0002_more.sql': 'alter table points_rows add column amount integer;' }) });
   const registry = new Registry([...CORE_MODULES, store, points]);
   const first = await migrate(url, registry.modules);
   t.ok(first.applied.indexOf('core/0001_core.sql') === 0, 'core first');
@@ -46,7 +46,7 @@ t.test('applies each module after the modules it needs, once', async (t) => {
 
   const edited = mkdtempSync(join(tmpdir(), 'quad-mig-'));
   cpSync(points.migrations as string, edited, { recursive: true });
-  writeFileSync(join(edited, '0002_more.sql'), 'alter table p_rows add column amount bigint;');
+  writeFileSync(join(edited, '0002_more.sql'), 'alter table points_rows add column amount bigint;');
   const changed = defineModule({ ...points, migrations: edited });
   await t.rejects(migrate(url, new Registry([...CORE_MODULES, store, changed]).modules), {
     message: 'Migration points/0002_more.sql was changed after it was applied; add a new migration instead',
@@ -56,12 +56,12 @@ t.test('applies each module after the modules it needs, once', async (t) => {
 t.test('a failing migration is rolled back whole and named', async (t) => {
   const url = await freshDatabase(t);
   const d = mkdtempSync(join(tmpdir(), 'quad-mig-'));
-  writeFileSync(join(d, '0001_bad.sql'), 'create table half_done (id int); select no_such_function();');
+  writeFileSync(join(d, '0001_bad.sql'), 'create table bad_half_done (id int); select no_such_function();');
   const bad = defineModule({ name: 'bad', title: 'B', description: 'd', category: 'c', migrations: d });
   await t.rejects(migrate(url, new Registry([...CORE_MODULES, bad]).modules), { message: /^Migration bad\/0001_bad\.sql failed: function no_such_function\(\) does not exist/ });
   const c = new pg.Client({ connectionString: url });
   await c.connect();
-  const tables = await c.query("select count(*)::int as n from information_schema.tables where table_name = 'half_done'");
+  const tables = await c.query("select count(*)::int as n from information_schema.tables where table_name = 'bad_half_done'");
   const recorded = await c.query("select count(*)::int as n from quad_migrations where module = 'bad'");
   await c.end();
   t.equal(tables.rows[0].n, 0, 'no half-applied migration');

@@ -42,3 +42,21 @@ t.test('routes that declare a policy without credentials support refuse with 401
   t.equal(res.statusCode, 401);
   t.same(res.json(), { error: 'Authentication required' });
 });
+
+t.test('module routes are encapsulated: a hook one module adds never runs for another module\'s routes', async (t) => {
+  const { defineModule, OrgParams } = await import('@quad/core');
+  const noisy = defineModule({
+    name: 'noisy', title: 'Noisy', description: 'Adds a hook', category: 'Tests',
+    routes: async (app) => {
+      app.addHook('onSend', async (_request, reply) => { reply.header('x-noisy', 'yes'); });
+      app.get('/api/noisy/:org', { config: { auth: 'public' }, schema: { params: OrgParams } }, async (request) => ({ audit: typeof request.audit }));
+    },
+  });
+  const quad = await startTestApp(t, { plugins: [noisy, sample] });
+  await quad.createOrg({ prefix: 'acm', modules: { noisy: true, sample: true } });
+  const own = await quad.api.inject('/api/noisy/acm');
+  t.equal(own.headers['x-noisy'], 'yes');
+  t.same(own.json(), { audit: 'function' }, 'the core\'s decorations (a fastify-plugin) reach every module');
+  t.equal((await quad.api.inject('/api/sample/acm/items')).headers['x-noisy'], undefined, 'another module\'s route');
+  t.equal((await quad.api.inject('/health')).headers['x-noisy'], undefined, 'a core route');
+});

@@ -1,12 +1,12 @@
 // @quad/core: the plugin API. Third-party plugins compile against these named exports only;
 // breaking one is a documented, versioned event (see README "Write a plugin").
-export { defineModule, defineTool, defineJob } from './modules/define.js';
+export { defineModule, defineTool, defineJob, defineService, provide } from './modules/define.js';
 export type {
   AuthPolicy, DatabaseExtensionDecl, JobContext, JobDecl, LimitDecl, Module, ModuleManifest, NeedDecl,
   ScopeDecl, ToolAnnotations, ToolCaller, ToolContext, ToolDecl, IntegrationDecl, SecretDecl,
-  DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext,
+  DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext, ClaimsDecl,
 } from './modules/types.js';
-export { orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
+export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';
 export type { OrgSnapshot } from './orgs/org-cache.js';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';
@@ -18,9 +18,10 @@ export { User, type UserEntity } from './auth/entities.js';
 export { credentialOf, type OfficerCaller, type MachineCaller, type IdpCaller, type MemberCaller } from './auth/callers.js';
 export type { CredentialKind, AccessReason } from './auth/access.js';
 export { DiscordUnavailable, DiscordRequestError, displayName, isDiscordWebhookUrl } from './adapters/discord/index.js';
-export type { CoreServices } from './services.js';
-export type { EventInput } from './events/events.js';
-export type { ProblemInput, RaisedProblem } from './events/problems.js';
+export type {
+  CoreServices, ServiceRef, ServiceProvision, ModuleRegistry, LimitsService, SecretsService, EventInput, ProblemInput,
+  RaisedProblem, StartOptions as JobStartOptions, StartedJob,
+} from './core-services.js';
 export { bucketByDay, dayIndexSql } from './dashboard/trends.js';
 export type { AuditInput } from './events/audit.js';
 export { Type, type Static, type TSchema } from '@sinclair/typebox';

@@ -1,9 +1,9 @@
 // Starting Quad: settings, plugins and registry, migrations, the ORM, then the API and/or the job worker.
 // Everything shared between processes lives in PostgreSQL, so any number of API and worker processes can run.
-import { readFileSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createLogger } from './log.js';
+import { VERSION } from './version.js';
 import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
 import { SettingsSchema, type Settings } from './config/schema.js';
 import { coreModule } from './core-module.js';
@@ -18,7 +18,7 @@ import { buildHttpApp } from './http/app.js';
 import { AuthPolicies } from './http/auth-policies.js';
 import { startWorker, type Worker } from './jobs/worker.js';
 import { startDaemons, type Daemons } from './jobs/daemons.js';
-import { importPlugin, Registry } from './modules/registry.js';
+import { importPlugin, markShippedInCore, Registry } from './modules/registry.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
@@ -35,10 +35,12 @@ import { dashboardModule } from './dashboard/module.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export { VERSION } from './version.js';
 
-/** Modules every Quad has, always on. */
-export const CORE_MODULES: readonly Module[] = [coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule, mcpModule, modulesModule, eventsModule, dashboardModule];
+/** Modules every Quad has, always on; the only modules that may declare `core: true`. */
+export const CORE_MODULES: readonly Module[] = markShippedInCore([
+  coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule, mcpModule, modulesModule, eventsModule, dashboardModule,
+]);
 
 export interface StartOptions {
   role?: Role;

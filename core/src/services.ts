@@ -1,68 +1,26 @@
-// The services the core offers every module: events and problems, audit, error log, jobs, settings.
+// The services the core offers every module (their types are in core-services.ts): events and problems, audit,
+// error log, jobs, settings, limits, secrets, and the services modules provide each other.
 // Modules reach each other only through these (or through events), never through each other's internals.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Settings } from './config/schema.js';
-import { EventPipeline, type EventInput } from './events/events.js';
-import { clearProblem, raiseProblem, type ProblemInput, type RaisedProblem } from './events/problems.js';
-import { recordAudit, type AuditInput } from './events/audit.js';
+import type { CoreServices, EventInput, LimitsService, ModuleRegistry, SecretsService, ServiceRef, StartOptions } from './core-services.js';
+import { EventPipeline } from './events/events.js';
+import { clearProblem, raiseProblem } from './events/problems.js';
+import { recordAudit } from './events/audit.js';
 import { errorLogger, type ErrorLogInput } from './events/error-log.js';
-import { startJob, type StartOptions, type StartedJob } from './jobs/start.js';
-import type { Registry } from './modules/registry.js';
-import type { EmittedEvent } from './modules/types.js';
+import { startJob } from './jobs/start.js';
+import { ManifestError } from './modules/registry.js';
 import type { DiscordClient } from './adapters/discord/index.js';
-import type { LimitsEngine } from './limits/engine.js';
-import type { SecretStore } from './secrets/store.js';
 import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
 
-export interface DegradedFeature { module: string; extension: string; without: string }
-
-export interface CoreServices {
-  readonly settings: Settings;
-  /** Version of @quad/core and the release name (RELEASE, default the version). */
-  readonly version: string;
-  readonly release: string;
-  /** Features running without a database extension they want (e.g. pgvector on the embedded database). */
-  readonly degraded: readonly DegradedFeature[];
-  readonly registry: Registry;
-  /** PostgreSQL extensions the database has (e.g. `{ vector: false }` on the embedded database). */
-  readonly extensions: Readonly<Record<string, boolean>>;
-  /** Discord through the bot credential (members, roles, messages, webhooks). */
-  readonly discord: DiscordClient;
-  /** Count limits (`reserve`, 409) and rate limits (`consume`, 429) declared by manifests. */
-  readonly limits: LimitsEngine;
-  /** The org's encrypted secrets and which integrations they connect. */
-  readonly secrets: SecretStore;
-  /** The org config store: one JSON value per `<area>.<name>` key (module settings, `branding`…). */
-  readonly orgConfig: { get: typeof getOrgConfig; set: typeof setOrgConfig };
-  /** A module's own settings, resolved from its manifest's `settings` schema. */
-  moduleSettings<T = Record<string, unknown>>(module: string): T;
-  /**
-   * Store an event (a notification for its org, kept 30 days, newest 200) and run the event handlers of the
-   * modules that are on for the org, in the caller's transaction (or a new one). The kind must be declared in a
-   * loaded manifest's `events`.
-   */
-  emit(em: EntityManager, event: EventInput): Promise<EmittedEvent>;
-  /** Raise a problem keyed by its cause (again: same row; a resolved one reopens when its message changes). */
-  raiseProblem(em: EntityManager, problem: ProblemInput): Promise<RaisedProblem>;
-  /** The cause of a problem was fixed: it disappears. True when there was one. */
-  clearProblem(em: EntityManager, orgId: number, key: string): Promise<boolean>;
-  /** Record an action in the audit log, in the caller's transaction. */
-  audit(em: EntityManager, entry: AuditInput): Promise<void>;
-  /**
-   * Record an error in the error log (outside any transaction); an org's unhandled request error also raises its
-   * problem (and the event `error.unhandled` when the problem is new). Never throws.
-   */
-  logError(input: ErrorLogInput): Promise<void>;
-  /** Start a declared job; 400 on a bad payload, 409 while a one-at-a-time run is queued or running. */
-  startJob(em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions): Promise<StartedJob>;
-}
+export type { CoreServices, DegradedFeature } from './core-services.js';
 
 export function createServices(deps: {
-  orm: MikroORM; settings: Settings; version: string; registry: Registry;
+  orm: MikroORM; settings: Settings; version: string; registry: ModuleRegistry;
   extensions: Record<string, boolean>; moduleSettings: Map<string, Record<string, unknown>>; discord: DiscordClient;
-  limits: LimitsEngine; secrets: SecretStore;
+  limits: LimitsService; secrets: SecretsService;
   /** Where event handlers log. Default: silent. */
   log?: FastifyBaseLogger;
 }): CoreServices {
@@ -72,6 +30,22 @@ export function createServices(deps: {
     .map((e) => ({ module: m.name, extension: e.name, without: e.without })));
   const log = deps.log ?? (pino({ level: 'silent' }) as unknown as FastifyBaseLogger);
   const events = new EventPipeline(deps.registry, log);
+  const instances = new Map<string, object>();
+  const service = <T>(ref: ServiceRef<T>): T => {
+    const made = instances.get(ref.id);
+    if (made) return made as T;
+    const provided = deps.registry.services.get(ref.id);
+    if (!provided) throw new Error(`No loaded module provides the service "${ref.id}" (declare it in the manifest's consumes to fail at boot instead)`);
+    const { provision, module } = provided;
+    const impl = (provision.impl ?? provision.factory!(services)) as Record<string, unknown>;
+    const index = deps.registry.get(module)!.provides.indexOf(provision);
+    const missing = provision.ref.methods.filter((m) => typeof impl?.[m] !== 'function');
+    if (missing.length) {
+      throw new ManifestError(module, `provides[${index}]`, `the implementation of "${ref.id}" has no method ${missing.map((m) => `"${m}"`).join(', ')}`);
+    }
+    instances.set(ref.id, impl);
+    return impl as T;
+  };
   const services: CoreServices = Object.freeze({
     settings: deps.settings,
     version: deps.version,
@@ -84,6 +58,7 @@ export function createServices(deps: {
     registry: deps.registry,
     extensions: Object.freeze({ ...deps.extensions }),
     moduleSettings: <T>(module: string) => (deps.moduleSettings.get(module) ?? {}) as T,
+    service,
     emit: (em: EntityManager, event: EventInput) => events.emit(em, event),
     raiseProblem,
     clearProblem,
@@ -93,5 +68,7 @@ export function createServices(deps: {
       startJob(deps.registry, em, name, payload, options),
   });
   events.bind(services);
+  // Build every provided service now: a missing method fails boot, naming the provider.
+  for (const [, { provision }] of deps.registry.services) service(provision.ref);
   return services;
 }

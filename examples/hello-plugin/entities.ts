@@ -1,24 +1,22 @@
-// Org-owned tables: spreading `orgOwned` and setting `orgFilter` keeps every query inside the caller's org.
-import { defineEntity, orgFilter, orgOwned, p } from '@quad/core';
+// Org-owned tables: `defineOrgEntity` adds the `organization` property and the org filter, so every query stays
+// inside the caller's org.
+import { defineOrgEntity, orgOwned, p } from '@quad/core';
 
-export const Greeting = defineEntity({
+export const Greeting = defineOrgEntity({
   name: 'HelloGreeting',
   tableName: 'hello_greetings',
-  filters: orgFilter,
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    ...orgOwned,
     name: p.string(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
 
-export const Tally = defineEntity({
+export const Tally = defineOrgEntity({
   name: 'HelloTally',
   tableName: 'hello_tallies',
-  filters: orgFilter,
   properties: {
-    ...orgOwned,
+    // One row per org: the org is the primary key.
     organization: orgOwned.organization.primary(),
     greetings: p.integer(),
     countedAt: p.datetime(),

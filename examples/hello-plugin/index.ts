@@ -1,8 +1,10 @@
 // quad-plugin-hello: the template a third party copies. One manifest declares everything the core needs
 // to mount, document, gate and run the module; nothing here touches another module's internals.
-import { defineJob, defineModule, defineTool, Type } from '@quad/core';
+import { defineJob, defineModule, defineTool, provide, Type } from '@quad/core';
 import { Greeting, Tally } from './entities.js';
-import { helloRoutes } from './routes.js';
+import { helloGreeter, makeGreeter } from './greeter.js';
+
+export { helloGreeter, type Greeter } from './greeter.js';
 
 export const tallyJob = defineJob({
   name: 'hello.tally',
@@ -26,7 +28,7 @@ export const greetTool = defineTool({
   output: Type.Object({ message: Type.String() }),
   annotations: { readOnly: true, idempotent: true },
   async handler({ services }, { name }) {
-    return { message: `${services.moduleSettings<{ HELLO_GREETING: string }>('hello').HELLO_GREETING}, ${name}!` };
+    return { message: services.service(helloGreeter).greet(name) };
   },
 });
 
@@ -35,6 +37,8 @@ export default defineModule({
   title: 'Hello',
   description: 'An example module: greetings, a tally job and a greeting tool.',
   category: 'Examples',
+  // The @quad/core versions this plugin was built for; boot refuses it on another.
+  coreVersion: '^0.1.0',
   scopes: [
     { name: 'hello:read', description: 'Read greetings and call hello.greet' },
     { name: 'hello:write', description: 'Leave greetings and start a tally' },
@@ -44,7 +48,10 @@ export default defineModule({
   ],
   entities: [Greeting, Tally],
   migrations: new URL('./migrations/', import.meta.url),
-  routes: helloRoutes,
+  // Every file of routes/ default-exports a route plugin; the core mounts them with @fastify/autoload.
+  routes: new URL('./routes/', import.meta.url),
+  // What other modules may use: services.service(ref) with a ref of the same id.
+  provides: [provide(helloGreeter, makeGreeter)],
   tools: [greetTool],
   jobs: [tallyJob],
   events: ['hello.greeted'],

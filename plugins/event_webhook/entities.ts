@@ -1,13 +1,11 @@
 // The event_webhook table: one row per outbound webhook of an org.
-import { defineEntity, orgFilter, orgOwned, p } from '@quad/core';
+import { defineOrgEntity, p } from '@quad/core';
 
-export const Webhook = defineEntity({
+export const Webhook = defineOrgEntity({
   name: 'EventWebhook',
   tableName: 'event_webhook_webhooks',
-  filters: orgFilter,
   properties: {
     id: p.integer().primary().autoincrement(),
-    ...orgOwned,
     name: p.string(),
     /** The Discord webhook URL, encrypted (destination.ts). Never sent to a client. */
     destination: p.text(),

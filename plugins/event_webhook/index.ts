@@ -37,6 +37,7 @@ export default defineModule({
   title: 'Event webhooks',
   description: 'Post the org\'s events (orders, failed jobs, errors, pods, deploys, new members) to Discord channels.',
   category: 'Notifications',
+  coreVersion: '^0.1.0',
   limits: [{
     key: LIMIT_KEY, kind: 'count', default: 20, paidBy: 'org', description: 'Outbound event webhooks of an org',
     count: (em) => em.count(Webhook, {}),

@@ -1,6 +1,8 @@
 // Officer routes of the Events page: list, add, change, delete and test outbound event webhooks. A destination
 // goes in and never comes out: responses say only whether it is set (and readable).
-import { badRequest, conflict, notFound, Type, type CoreServices, type EntityManager, type RoutesPlugin, type Static } from '@quad/core';
+import {
+  badRequest, conflict, ErrorBody, notFound, OrgParams, OrgRef, Type, type CoreServices, type EntityManager, type RoutesPlugin, type Static,
+} from '@quad/core';
 import { Webhook } from './entities.js';
 import { isAllowedDestination, openDestination, sealDestination } from './destination.js';
 import { problemKey, recordResult, send } from './deliver.js';
@@ -8,9 +10,7 @@ import { testMessage } from './embed.js';
 
 export const LIMIT_KEY = 'event_webhook.webhooks';
 
-const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
-const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
-const HookParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }), id: Type.Integer({ minimum: 1 }) });
+const HookParams = Type.Object({ org: OrgRef, id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 const Name = Type.String({ minLength: 1, maxLength: 100 });
@@ -123,7 +123,8 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
   });
 
   app.post('/api/dashboard/:org/webhooks', {
-    config: { auth },
+    // The core reserves one under the limit (409 limit_reached when full) in the transaction the route runs in.
+    config: { auth, countLimit: LIMIT_KEY },
     schema: {
       tags, security, params: OrgParams,
       summary: 'Add a webhook: name, Discord webhook URL, selected events, enabled (default true). 409 over the limit event_webhook.webhooks',
@@ -132,21 +133,18 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request, reply) => {
     const org = request.org!;
-    const actor = request.caller!.actor;
     const name = checkName(request.body.name);
     const url = checkDestination(request.body.destination);
     const events = checkEvents(request.body.events);
     const enabled = request.body.enabled ?? true;
     try {
       const hook = await request.em.transactional(async (em) => {
-        // 409 limit_reached when full; holds the org's limit lock until this transaction ends.
-        await services.limits.reserve(em, org.id, LIMIT_KEY);
         if (await nameTaken(em, org.id, name)) throw taken(name);
-        const created = em.create(Webhook, { organization: org.id, name, destination: '', events, enabled, createdBy: actor });
+        const created = em.create(Webhook, { organization: org.id, name, destination: '', events, enabled, createdBy: request.caller!.actor });
         await em.flush();
         created.destination = await sealDestination(em, services, org.id, created.id, url);
         await em.flush();
-        await services.audit(em, { orgId: org.id, actor, action: 'event_webhook.create', details: { id: created.id, name, events, enabled } });
+        await request.audit(em, 'event_webhook.create', { id: created.id, name, events, enabled });
         return created;
       });
       return reply.code(201).send(view(hook, true));
@@ -166,7 +164,6 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request) => {
     const org = request.org!;
-    const actor = request.caller!.actor;
     const b = request.body;
     const name = b.name === undefined ? undefined : checkName(b.name);
     const url = b.destination === undefined ? undefined : checkDestination(b.destination);
@@ -180,9 +177,8 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
         if (b.enabled !== undefined) found.enabled = b.enabled;
         if (url !== undefined) found.destination = await sealDestination(em, services, org.id, found.id, url);
         await em.flush();
-        await services.audit(em, {
-          orgId: org.id, actor, action: 'event_webhook.update',
-          details: { id: found.id, ...(name !== undefined && { name }), ...(events && { events }), ...(b.enabled !== undefined && { enabled: b.enabled }), destination_changed: url !== undefined },
+        await request.audit(em, 'event_webhook.update', {
+          id: found.id, ...(name !== undefined && { name }), ...(events && { events }), ...(b.enabled !== undefined && { enabled: b.enabled }), destination_changed: url !== undefined,
         });
         return found;
       });
@@ -205,7 +201,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
       const found = await find(em, request.params.id);
       await em.nativeDelete(Webhook, { id: found.id });
       await services.clearProblem(em, org.id, problemKey(found.id));
-      await services.audit(em, { orgId: org.id, actor: request.caller!.actor, action: 'event_webhook.delete', details: { id: found.id, name: found.name } });
+      await request.audit(em, 'event_webhook.delete', { id: found.id, name: found.name });
     });
     return { id: request.params.id, deleted: true };
   });
@@ -223,7 +219,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     await request.em.transactional(async (em) => {
       await recordResult(em, hook.id, 'event_webhook.test', result);
       if (result.ok) await services.clearProblem(em, org.id, problemKey(hook.id));
-      await services.audit(em, { orgId: org.id, actor: request.caller!.actor, action: 'event_webhook.test', details: { id: hook.id, ok: result.ok } });
+      await request.audit(em, 'event_webhook.test', { id: hook.id, ok: result.ok });
     });
     const fresh = await request.em.fork().findOneOrFail(Webhook, { id: hook.id }, { refresh: true });
     return { ok: result.ok, error: result.ok ? null : result.error, webhook: view(fresh, await readable(request.em, services, org.id, fresh)) };

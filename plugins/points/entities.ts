@@ -1,17 +1,15 @@
 // The points ledger (table points_entries): signed rows; a member's balance is the sum of their rows in the org.
 // Members are rows of the core `users` table, referenced by id (user_id).
-import { defineEntity, orgFilter, orgOwned, p } from '@quad/core';
+import { defineOrgEntity, p } from '@quad/core';
 
 export const ENTRY_SOURCES = ['award', 'checkin', 'message', 'order', 'refund'] as const;
 export type EntrySource = (typeof ENTRY_SOURCES)[number];
 
-export const PointsEntry = defineEntity({
+export const PointsEntry = defineOrgEntity({
   name: 'PointsEntry',
   tableName: 'points_entries',
-  filters: orgFilter,
   properties: {
     id: p.bigint('number').primary().autoincrement(),
-    ...orgOwned,
     userId: p.integer(),
     amount: p.integer(),
     source: p.string().$type<EntrySource>(),

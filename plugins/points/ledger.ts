@@ -1,6 +1,7 @@
-// The ledger service other modules (the store) and the gateway use: members (core `users` rows), the per-member
-// lock, balances and new rows. Everything takes the caller's EntityManager, so it joins the caller's transaction.
-import type { EntityManager } from '@quad/core';
+// The ledger: members (core `users` rows), the per-member lock, balances, rows. Everything takes the caller's
+// EntityManager, so it joins the caller's transaction. Other modules (the store) use it as the service
+// `points.ledger` (`pointsLedger` below), never by importing this package.
+import { defineService, type EntityManager } from '@quad/core';
 import { PointsEntry, type EntrySource } from './entities.js';
 
 /** A member as the points module sees them: a row of the core `users` table. */
@@ -102,6 +103,19 @@ export async function addEntry(em: EntityManager, entry: NewEntry) {
   return row;
 }
 
+/** A member's rows in the org, newest first, and how many there are. */
+export async function entriesOf(em: EntityManager, orgId: number, userId: number, page: { limit: number; offset?: number }): Promise<{ entries: EntryView[]; total: number }> {
+  const [rows, total] = await em.findAndCount(PointsEntry, { organization: orgId, userId },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset ?? 0 });
+  return { entries: rows.map(entryView), total };
+}
+
+/** Does the member have at least one row in the org? (a member of another org is nobody here) */
+export async function hasEntries(em: EntityManager, orgId: number, userId: number): Promise<boolean> {
+  const [row] = await em.execute('select 1 from points_entries where organization_id = ? and user_id = ? limit 1', [orgId, userId]);
+  return row !== undefined;
+}
+
 export interface EntryView {
   id: number; user_id: number; amount: number; source: EntrySource; reason: string; event_name: string | null;
   awarded_by: string; ref: string | null; created_at: string;
@@ -113,3 +127,16 @@ export function entryView(e: { id: number; userId: number; amount: number; sourc
     awarded_by: e.awardedBy, ref: e.ref ?? null, created_at: e.createdAt.toISOString(),
   };
 }
+
+/** The service `points.ledger`: what other modules may do with the ledger. */
+export const ledger = {
+  normalizeEmail, memberByEmail, memberByChatUserId, ensureMemberByEmail, ensureMemberByChatUserId,
+  lockMember, balanceOf, addEntry, entriesOf, hasEntries,
+};
+export type PointsLedger = typeof ledger;
+
+export const pointsLedger = defineService<PointsLedger>({
+  id: 'points.ledger',
+  description: 'Members, the per-member lock, balances and ledger rows, in the caller\'s transaction',
+  methods: Object.keys(ledger) as (keyof PointsLedger)[],
+});

@@ -68,11 +68,15 @@ export async function leaderboard(em: EntityManager, orgId: number, limit: numbe
   return rows.map((r) => ({ rank: Number(r.rank), ...summary(r) }));
 }
 
+/**
+ * A member of the org with their balance, or null when they have no row in this org: a user known only to other
+ * orgs is nobody here (their email, student id and Discord id are not this org's to read).
+ */
 export async function memberSummary(em: EntityManager, orgId: number, userId: number): Promise<MemberSummary | null> {
   const [row] = await em.execute<SummaryRow[]>(
-    `select ${SUMMARY} from users u left join points_entries e on e.user_id = u.id and e.organization_id = ?
+    `select ${SUMMARY} from users u join points_entries e on e.user_id = u.id and e.organization_id = ?
       where u.id = ? group by u.id`, [orgId, userId]);
-  return row ? summary({ ...row, balance: row.balance ?? '0' }) : null;
+  return row ? summary(row) : null;
 }
 
 export interface EventSummary { name: string; entries: number; members: number; points: number; first_at: string; last_at: string }

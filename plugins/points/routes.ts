@@ -1,15 +1,18 @@
 // Routes of the points module, under /api/points/<org>. Officers award points, upload event check-ins, manage
 // events and read members; everyone may read the public leaderboard and member list (member details hidden).
 // POST /api/points/<org>/member_login belongs to the core (storefront sign-in).
-import { DiscordRequestError, DiscordUnavailable, HttpError, Type, badRequest, credentialOf, notFound, type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin } from '@quad/core';
+import {
+  DiscordRequestError, DiscordUnavailable, ErrorBody, HttpError, OrgParams, OrgRef, Type, badRequest, credentialOf, notFound, pageOf, pageWindow,
+  type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin,
+} from '@quad/core';
 import { PointsEntry } from './entities.js';
 import { readCheckins } from './csv.js';
 import {
-  addEntry, balanceOf, ensureMemberByChatUserId, ensureMemberByEmail, entryView, lockMember, type Member,
+  addEntry, balanceOf, ensureMemberByChatUserId, ensureMemberByEmail, entriesOf, entryView, lockMember, type Member,
 } from './ledger.js';
 import { leaderboard, listEvents, listMembers, memberSummary } from './queries.js';
 import {
-  ChatUserId, Email, EntryOut, ErrorBody, EventName, LeaderRow, MemberOut, MemberRef, OrgParams, Paging, PublicLeaderRow, PublicMemberOut,
+  ChatUserId, Email, EntryOut, EventName, LeaderRow, MemberOut, MemberRef, Paging, PublicLeaderRow, PublicMemberOut, UserParams,
 } from './schemas.js';
 
 /** The parts of a request the helpers read. */
@@ -74,7 +77,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
         orgId: org.id, userId: member.id, amount: b.amount, source: 'award', reason: b.reason?.trim() ?? '',
         eventName: b.event?.trim() || null, awardedBy: actorOf(request),
       });
-      await app.quad.audit(em, { orgId: org.id, actor: actorOf(request), action: 'points.award', details: { user_id: member.id, amount: b.amount, event: entry.eventName } });
+      await request.audit(em, 'points.award', { user_id: member.id, amount: b.amount, event: entry.eventName });
       return { entry, balance: before + b.amount };
     });
     return reply.code(201).send({ entry: entryView(result.entry), member: memberRef(member), balance: result.balance });
@@ -127,7 +130,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
           [org.id, member.id, row.points, reason, event, actorOf(request)]);
         if (inserted.length) { awarded++; points += row.points; } else skipped.push({ row: row.row, reason: 'already checked in to this event' });
       }
-      await app.quad.audit(em, { orgId: org.id, actor: actorOf(request), action: 'points.checkins', details: { event, awarded, skipped: skipped.length } });
+      await request.audit(em, 'points.checkins', { event, awarded, skipped: skipped.length });
       return { event, awarded, points, skipped };
     });
     return reply.code(201).send(result);
@@ -151,16 +154,15 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     config: officer,
     schema: {
       tags: ['points'], summary: 'Delete every row of an event (the points they gave are gone from the balances)', security: secured,
-      params: Type.Object({ org: OrgParams.properties.org, name: EventName }),
+      params: Type.Object({ org: OrgRef, name: EventName }),
       response: { 200: Type.Object({ event: Type.String(), deleted: Type.Integer() }), ...Errors },
     },
   }, async (request) => {
-    const org = request.org!;
     const name = request.params.name;
     const deleted = await request.em.transactional(async (em) => {
       const n = await em.nativeDelete(PointsEntry, { eventName: name });
       if (n === 0) throw notFound(`No event "${name}"`, 'event_not_found');
-      await app.quad.audit(em, { orgId: org.id, actor: actorOf(request), action: 'points.delete_event', details: { event: name, deleted: n } });
+      await request.audit(em, 'points.delete_event', { event: name, deleted: n });
       return n;
     });
     return { event: name, deleted };
@@ -177,7 +179,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     schema: {
       tags: ['points'], summary: 'Members with points rows in the org, with balance, points earned and spent', security: secured,
       params: OrgParams, querystring: MemberQuery,
-      response: { 200: Type.Object({ members: Type.Array(MemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), ...Errors },
+      response: { 200: pageOf('members', MemberOut), ...Errors },
     },
   }, async (request) => {
     const { q, sort, page, per_page } = request.query;
@@ -189,17 +191,17 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     config: officer,
     schema: {
       tags: ['points'], summary: 'One member\'s ledger rows, newest first, with their balance', security: secured,
-      params: Type.Object({ org: OrgParams.properties.org, user_id: Type.Integer({ minimum: 1 }) }),
+      params: UserParams,
       querystring: Type.Object(Paging),
-      response: { 200: Type.Object({ member: MemberOut, entries: Type.Array(EntryOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), ...Errors },
+      response: { 200: Type.Object({ member: MemberOut, ...pageOf('entries', EntryOut).properties }), ...Errors },
     },
   }, async (request) => {
     const { page, per_page } = request.query;
+    // 404 for a user with no row in this org, whatever other orgs know of them.
     const member = await memberSummary(request.em, request.org!.id, request.params.user_id);
-    if (!member) throw notFound(`No member ${request.params.user_id}`, 'member_not_found');
-    const [entries, total] = await request.em.findAndCount(PointsEntry, { userId: member.user_id },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: per_page, offset: (page - 1) * per_page });
-    return { member, entries: entries.map(entryView), page, per_page, total };
+    if (!member) throw notFound(`No member ${request.params.user_id} in this org`, 'member_not_found');
+    const { entries, total } = await entriesOf(request.em, request.org!.id, member.user_id, pageWindow(request.query));
+    return { member, entries, page, per_page, total };
   });
 
   const LeaderQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }) });
@@ -230,7 +232,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     schema: {
       tags: ['points'], summary: 'Members with their balances for everyone: no emails or student ids (member_details_hidden)', params: OrgParams,
       querystring: Type.Object({ sort: MemberQuery.properties.sort, ...Paging }),
-      response: { 200: Type.Object({ members: Type.Array(PublicMemberOut), page: Type.Integer(), per_page: Type.Integer(), total: Type.Integer() }), 400: ErrorBody, 404: ErrorBody },
+      response: { 200: pageOf('members', PublicMemberOut), 400: ErrorBody, 404: ErrorBody },
     },
   }, async (request) => {
     app.auth.access.hideMemberDetails(request, credentialOf(request.caller));

@@ -1,13 +1,10 @@
 // TypeBox schemas shared by the points routes (they become the OpenAPI document).
-import { Type } from '@quad/core';
+import { OrgRef, Type, pagingQuery } from '@quad/core';
 import { ENTRY_SOURCES } from './entities.js';
 
-export const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
-export const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
-export const Paging = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
-};
+/** Paging of the points lists: 100 rows by default, at most 500. */
+export const Paging = pagingQuery({ default: 100, maximum: 500 });
+export const UserParams = Type.Object({ org: OrgRef, user_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const Email = Type.String({ format: 'email', maxLength: 320 });
 export const ChatUserId = Type.String({ pattern: '^[0-9]{15,21}$', description: 'Discord user id' });
 export const EventName = Type.String({ minLength: 1, maxLength: 200 });

@@ -1,9 +1,9 @@
-// Checkout: the spec's steps in order, in ONE transaction, serialized per member. The member lock (points'
-// lockMember) is taken first, so two orders of one member never read the same balance; products are locked in id
+// Checkout: the spec's steps in order, in ONE transaction, serialized per member. The member lock (the points
+// ledger's lockMember) is taken first, so two orders of one member never read the same balance; products are locked in id
 // order and stock is lowered only where it suffices, so stock never goes below zero. Any failure rolls the whole
 // transaction back: no order, no points row, no stock change.
 import { HttpError, conflict, badRequest, type CoreServices, type EntityManager } from '@quad/core';
-import { addEntry, balanceOf, lockMember, type Member } from '@quad/plugin-points';
+import type { Member, PointsLedger } from './points-ledger.js';
 import { Order, OrderItem, type OrderChannel } from './entities.js';
 
 export interface CheckoutItem { product_id: number; quantity: number; price: number }
@@ -37,7 +37,7 @@ export async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-export async function checkout(em: EntityManager, services: Pick<CoreServices, 'emit'>, input: CheckoutInput) {
+export async function checkout(em: EntityManager, services: Pick<CoreServices, 'emit'>, ledger: PointsLedger, input: CheckoutInput) {
   const { orgId, member } = input;
   const seen = new Set<number>();
   for (const item of input.items) {
@@ -47,7 +47,7 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
   const ids = [...seen].sort((a, b) => a - b);
 
   return withRetry(() => em.transactional(async (tx) => {
-    await lockMember(tx, orgId, member.id);
+    await ledger.lockMember(tx, orgId, member.id);
     const products = await tx.execute<LockedProduct[]>(
       `select id, name, price, stock from products where organization_id = ? and id in (${placeholders(ids.length)}) order by id for update`,
       [orgId, ...ids]);
@@ -57,7 +57,7 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     const catalogTotal = input.items.reduce((sum, i) => sum + byId.get(i.product_id)!.price * i.quantity, 0);
 
     // 1. Balance (the sum of the member's rows), against the catalog total.
-    const balance = await balanceOf(tx, orgId, member.id);
+    const balance = await ledger.balanceOf(tx, orgId, member.id);
     if (balance < catalogTotal) {
       throw badRequest(`This order costs ${catalogTotal} points; the balance is ${balance}`, 'insufficient_points', { balance, total: catalogTotal });
     }
@@ -97,7 +97,7 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     });
     // 6. The negative points row (a free order spends nothing and writes no row).
     if (catalogTotal > 0) {
-      await addEntry(tx, { orgId, userId: member.id, amount: -catalogTotal, source: 'order', reason: `Order #${order.id}`, awardedBy: input.actor, ref: `order:${order.id}` });
+      await ledger.addEntry(tx, { orgId, userId: member.id, amount: -catalogTotal, source: 'order', reason: `Order #${order.id}`, awardedBy: input.actor, ref: `order:${order.id}` });
     }
     return { order, items, pointsDeducted: catalogTotal, balance: balance - catalogTotal };
   }));

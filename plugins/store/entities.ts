@@ -1,17 +1,15 @@
 // Store tables (spec "Store records"): products, orders, order_items. Org-owned; members are core `users` rows.
-import { defineEntity, orgFilter, orgOwned, p } from '@quad/core';
+import { defineOrgEntity, p } from '@quad/core';
 
 export const ORDER_STATUSES = ['pending', 'processing', 'shipped', 'delivered', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type OrderChannel = 'storefront' | 'member';
 
-export const Product = defineEntity({
+export const Product = defineOrgEntity({
   name: 'StoreProduct',
   tableName: 'products',
-  filters: orgFilter,
   properties: {
     id: p.integer().primary().autoincrement(),
-    ...orgOwned,
     name: p.string(),
     price: p.integer(),
     stock: p.integer(),
@@ -23,13 +21,11 @@ export const Product = defineEntity({
   },
 });
 
-export const Order = defineEntity({
+export const Order = defineOrgEntity({
   name: 'StoreOrder',
   tableName: 'orders',
-  filters: orgFilter,
   properties: {
     id: p.integer().primary().autoincrement(),
-    ...orgOwned,
     userId: p.integer(),
     total: p.integer(),
     status: p.string().$type<OrderStatus>().default('pending'),
@@ -40,13 +36,11 @@ export const Order = defineEntity({
   },
 });
 
-export const OrderItem = defineEntity({
+export const OrderItem = defineOrgEntity({
   name: 'StoreOrderItem',
   tableName: 'order_items',
-  filters: orgFilter,
   properties: {
     id: p.integer().primary().autoincrement(),
-    ...orgOwned,
     orderId: p.integer(),
     productId: p.integer().nullable(),
     name: p.string(),

@@ -1,9 +1,10 @@
 // @quad/plugin-store: the store module (spec "Store records", "Store routes", checkout). Officers keep a catalog
 // priced in points and manage orders; members order with a Discord session or, on the public storefront, with an
-// identity-provider token. Needs the points module: checkout spends points through its ledger functions.
+// identity-provider token. Needs the points module: checkout spends points through its ledger, the service
+// `points.ledger` (declared in points-ledger.ts; the store never imports the points package).
 import { defineModule } from '@quad/core';
 import { Order, OrderItem, Product } from './entities.js';
-import { storeRoutes } from './routes.js';
+import { pointsLedger } from './points-ledger.js';
 import { storeDashboard } from './dashboard.js';
 
 export { Product, Order, OrderItem, ORDER_STATUSES, type OrderStatus } from './entities.js';
@@ -15,10 +16,15 @@ export default defineModule({
   title: 'Store',
   description: 'A store where members spend their points: products, orders and a storefront for members.',
   category: 'Engagement',
+  coreVersion: '^0.1.0',
   needs: [{ key: 'points', label: 'Points', kind: 'module' }],
+  consumes: [pointsLedger],
   entities: [Product, Order, OrderItem],
   migrations: new URL('./migrations/', import.meta.url),
-  routes: storeRoutes,
+  // One file per route group (catalog, orders, members, storefront), mounted by the core with @fastify/autoload.
+  routes: new URL('./routes/', import.meta.url),
   events: ['order.created'],
+  // Names the spec pins outside the store's namespace.
+  claims: { tables: ['products', 'orders', 'order_items'], events: ['order.created'] },
   dashboard: storeDashboard,
 });

@@ -2,8 +2,8 @@
 // pending → processing → shipped → delivered (skipping a step is allowed: an item handed over at a meeting goes
 // straight to delivered), and any state before delivered may move to cancelled. Delivered and cancelled are final.
 // Cancelling gives the points back (a positive row) and puts the stock back; deleting does neither.
-import { conflict, notFound, type CoreServices, type EntityManager } from '@quad/core';
-import { addEntry, lockMember } from '@quad/plugin-points';
+import { conflict, notFound, type EntityManager } from '@quad/core';
+import type { PointsLedger } from './points-ledger.js';
 import { Order, OrderItem, ORDER_STATUSES, type OrderStatus } from './entities.js';
 import { withRetry } from './checkout.js';
 
@@ -15,15 +15,19 @@ export function allowedMoves(from: OrderStatus): OrderStatus[] {
   return ORDER_STATUSES.filter((to) => to === 'cancelled' || RANK[to] > RANK[from]);
 }
 
-export async function changeOrder(em: EntityManager, services: Pick<CoreServices, 'audit'>, input: {
-  orgId: number; orderId: number; status?: OrderStatus; message?: string; actor: string;
+export async function changeOrder(em: EntityManager, ledger: PointsLedger, input: {
+  orgId: number; orderId: number; status?: OrderStatus; message?: string;
+  /** Who changed it, for the refund's ledger row. */
+  actor: string;
+  /** Audit the change in the transaction that makes it (the request's audit helper). */
+  audit: (em: EntityManager, action: string, details: Record<string, unknown>) => Promise<void>;
 }) {
   const found = await em.findOne(Order, { id: input.orderId });
   if (!found) throw notFound(`No order ${input.orderId}`, 'order_not_found');
   const userId = found.userId;
   return withRetry(() => em.transactional(async (tx) => {
     // Same lock as checkout: a refund and a spend of one member never interleave.
-    await lockMember(tx, input.orgId, userId);
+    await ledger.lockMember(tx, input.orgId, userId);
     const [row] = await tx.execute<{ status: OrderStatus; total: number }[]>(
       'select status, total from orders where id = ? and organization_id = ? for update', [input.orderId, input.orgId]);
     if (!row) throw notFound(`No order ${input.orderId}`, 'order_not_found');
@@ -35,7 +39,7 @@ export async function changeOrder(em: EntityManager, services: Pick<CoreServices
     let refunded = 0;
     if (to === 'cancelled' && from !== 'cancelled') {
       if (row.total > 0) {
-        await addEntry(tx, { orgId: input.orgId, userId, amount: row.total, source: 'refund', reason: `Order #${input.orderId} cancelled`, awardedBy: input.actor, ref: `order:${input.orderId}` });
+        await ledger.addEntry(tx, { orgId: input.orgId, userId, amount: row.total, source: 'refund', reason: `Order #${input.orderId} cancelled`, awardedBy: input.actor, ref: `order:${input.orderId}` });
         refunded = row.total;
       }
       const items = await tx.find(OrderItem, { orderId: input.orderId, productId: { $ne: null } }, { orderBy: { productId: 'asc' } });
@@ -48,10 +52,7 @@ export async function changeOrder(em: EntityManager, services: Pick<CoreServices
     if (to !== from) { sets.push('status = ?'); params.push(to); }
     if (input.message !== undefined) { sets.push('message = ?'); params.push(input.message); }
     await tx.execute(`update orders set ${sets.join(', ')} where id = ? and organization_id = ?`, [...params, input.orderId, input.orgId] as never[]);
-    await services.audit(tx, {
-      orgId: input.orgId, actor: input.actor, action: 'store.order_update',
-      details: { order_id: input.orderId, from, to, message: input.message !== undefined, refunded },
-    });
+    await input.audit(tx, 'store.order_update', { order_id: input.orderId, from, to, message: input.message !== undefined, refunded });
     return { from, to, refunded };
   }));
 }

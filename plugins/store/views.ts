@@ -1,16 +1,12 @@
 // Schemas and views of the store's records (they become the OpenAPI document).
-import { Type, type EntityManager } from '@quad/core';
+import { Type, User, pageWindow, pagingQuery, type EntityManager } from '@quad/core';
 import { Order, OrderItem, ORDER_STATUSES, type OrderChannel, type OrderStatus } from './entities.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-export const OrgParams = Type.Object({ org: Type.String({ description: 'org prefix or id' }) });
-export const ErrorBody = Type.Object({ error: Type.String(), reason: Type.Optional(Type.String()) }, { additionalProperties: true });
 export const Status = Type.Union(ORDER_STATUSES.map((s) => Type.Literal(s)));
-export const Paging = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
-};
+/** Paging of the order lists: 100 rows by default, at most 500. */
+export const Paging = pagingQuery({ default: 100, maximum: 500 });
 
 export const ProductOut = Type.Object({
   id: Type.Integer(), name: Type.String(), price: Type.Integer(), stock: Type.Integer(), category: Type.String(),
@@ -49,16 +45,15 @@ export function orderView(o: OrderLike, items: ItemLike[], member?: MemberInfo) 
 }
 
 /** Orders (newest first) with their items, and for officers who placed them. */
-export async function loadOrders(em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number }, opts: { page: number; perPage: number; withMember: boolean }) {
-  const [orders, total] = await em.findAndCount(Order, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: opts.perPage, offset: (opts.page - 1) * opts.perPage });
+export async function loadOrders(em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number }, opts: { page: number; per_page: number; withMember: boolean }) {
+  const [orders, total] = await em.findAndCount(Order, where, { orderBy: { createdAt: 'desc', id: 'desc' }, ...pageWindow(opts) });
   const ids = orders.map((o) => o.id);
   const items = ids.length ? await em.find(OrderItem, { orderId: { $in: ids } }, { orderBy: { id: 'asc' } }) : [];
   const members = new Map<number, MemberInfo>();
   if (opts.withMember && orders.length) {
     const userIds = [...new Set(orders.map((o) => o.userId))];
-    const rows = await em.execute<{ id: number; email: string | null; username: string | null; chat_user_id: string | null }[]>(
-      `select id, email, username, chat_user_id from users where id in (${userIds.map(() => '?').join(', ')})`, userIds);
-    for (const r of rows) members.set(r.id, { email: r.email, username: r.username, chat_user_id: r.chat_user_id });
+    const users = await em.find(User, { id: { $in: userIds } });
+    for (const u of users) members.set(u.id, { email: u.email ?? null, username: u.username ?? null, chat_user_id: u.chatUserId ?? null });
   }
   return {
     orders: orders.map((o) => orderView(o, items.filter((i) => i.orderId === o.id), opts.withMember ? members.get(o.userId) ?? { email: null, username: null, chat_user_id: null } : undefined)),

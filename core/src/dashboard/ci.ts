@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { GitHubRequestError, isRepoName, type GitHubClient, type WorkflowRun } from '../adapters/github/index.js';
 import { badRequest } from '../http/errors.js';
 import { getOrgConfig, setOrgConfig } from '../orgs/org-config.js';
-import type { SecretStore } from '../secrets/store.js';
+import type { SecretsService as SecretStore } from '../core-services.js';
 
 export const CI_REPOS_KEY = 'dashboard.ci_repos';
 export const CI_REPOS_MAX = 20;

@@ -1,7 +1,7 @@
-// The org-isolation mechanism: org-owned entities spread `orgOwned` into their properties and set
-// `filters: orgFilter`, so every find in a request or job sees only the bound org's rows.
+// The org-isolation mechanism: org-owned entities are declared with `defineOrgEntity` (or spread `orgOwned` into
+// their properties and set `filters: orgFilter`), so every find in a request or job sees only the bound org's rows.
 // The filter does not cover QueryBuilder, raw SQL, upserts or writes (see README "Org isolation").
-import { p } from '@mikro-orm/core';
+import { defineEntity, p, type EntityMetadataWithProperties } from '@mikro-orm/core';
 import { Organization } from '../entities/organization.js';
 
 export const ORG_FILTER = 'org';
@@ -21,3 +21,23 @@ export const orgFilter = {
     default: true,
   },
 };
+
+type OrgOwned = typeof orgOwned;
+type WithOrg<P> = Omit<OrgOwned, keyof P> & P;
+
+/**
+ * An org-owned entity: `defineEntity` with the `organization` property (many-to-one, on delete cascade) and the
+ * default `org` filter already in place, so forgetting either cannot leak rows. Properties may override
+ * `organization` (e.g. `orgOwned.organization.primary()` for one row per org).
+ *
+ *   export const Greeting = defineOrgEntity({ name: 'HelloGreeting', tableName: 'hello_greetings', properties: { … } });
+ */
+export function defineOrgEntity<P extends Record<string, any>, const TPK extends (keyof WithOrg<P>)[] | undefined = undefined>(
+  meta: Omit<EntityMetadataWithProperties<WithOrg<P>, TPK>, 'properties'> & { properties: P },
+) {
+  return defineEntity<WithOrg<P>, TPK>({
+    ...meta,
+    filters: { ...orgFilter, ...meta.filters },
+    properties: { ...orgOwned, ...meta.properties } as WithOrg<P>,
+  } as EntityMetadataWithProperties<WithOrg<P>, TPK>);
+}

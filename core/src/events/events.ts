@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ORG_FILTER } from '../db/org-owned.js';
 import type { Registry } from '../modules/registry.js';
 import type { EmittedEvent } from '../modules/types.js';
-import type { CoreServices } from '../services.js';
+import type { CoreServices, EventInput } from '../core-services.js';
 
 /** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
 export const EVENTS_KEPT_PER_ORG = 200;
@@ -23,17 +23,7 @@ export const JOB_FAILED = 'job.failed';
 export const ERROR_UNHANDLED = 'error.unhandled';
 export const CORE_EVENT_KINDS = [JOB_FAILED, ERROR_UNHANDLED] as const;
 
-export interface EventInput {
-  orgId: number;
-  /** Event kind, declared in the emitting module's manifest `events`, e.g. `order.created`, `job.failed`. */
-  kind: string;
-  /** One line; cut at 256 characters. */
-  title: string;
-  /** Cut at 4,096 characters. Default: empty. */
-  message?: string;
-  /** Details for handlers and the dashboard (JSON). Never put a secret here: events reach outbound webhooks. */
-  data?: Record<string, unknown>;
-}
+export type { EventInput } from '../core-services.js';
 
 export interface EventKind { kind: string; module: string }
 

@@ -4,27 +4,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MESSAGE_MAX, TITLE_MAX } from './events.js';
 
-export interface ProblemInput {
-  orgId: number;
-  /** The cause, unique in the org: `<module>.<cause>:<id>`, e.g. `feeds.run_failed:12`. */
-  key: string;
-  /** Kind shown in the list and used by filters. Default: the key up to its first `:`. */
-  kind?: string;
-  title: string;
-  message?: string;
-  data?: Record<string, unknown>;
-}
-
-export interface RaisedProblem {
-  id: number;
-  status: 'open' | 'resolved';
-  /** How often it was raised, this time included. */
-  occurrences: number;
-  /** The first raise made the row. */
-  created: boolean;
-  /** A resolved problem was opened again because its message changed. */
-  reopened: boolean;
-}
+import type { ProblemInput, RaisedProblem } from '../core-services.js';
+export type { ProblemInput, RaisedProblem } from '../core-services.js';
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 

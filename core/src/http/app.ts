@@ -19,6 +19,7 @@ import type { ToolService } from '../tools/tool-service.js';
 import { parsePolicy } from './auth-policies.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
+import { quadDecorations } from './decorations.js';
 import { resolveOrg } from './org-resolver.js';
 import { requestIdOf } from './request-id.js';
 import { validatorCompiler } from './validation.js';
@@ -81,10 +82,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 
-  app.decorate('quad', Object.assign(Object.create(services), { orm }));
-  app.decorateRequest('em', null as never);
-  app.decorateRequest('org', null);
-  app.decorateRequest('caller', null);
+  await app.register(quadDecorations, { services, orm });
   installErrorHandling(app, () => services);
 
   await app.register(helmet, SECURITY_HEADERS);

@@ -1,7 +1,15 @@
 // Mounts a module's routes as an encapsulated child context behind the core hooks: every route is
 // tagged with its module, must declare an auth policy, and answers 404 for an org that has the module off.
+// A module's routes are a Fastify plugin or a folder of route files, each mounted with @fastify/autoload inside the
+// same child (so the same hooks apply). Route plugins are never wrapped in fastify-plugin: that would leak their
+// hooks to the whole app.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ManifestError, type Registry } from '../modules/registry.js';
+import autoload from '@fastify/autoload';
+import { ManifestError, ROUTE_FILE, type Registry } from '../modules/registry.js';
+import { addCountLimitHooks, countLimitProblem } from '../limits/count-limit-route.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { notFound } from './errors.js';
 
@@ -16,16 +24,23 @@ export interface MountOptions {
   defaultAuth?: 'public';
 }
 
-export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsync<any>, options: MountOptions) {
+// The core runs from TypeScript under tsx or tap (this file is .ts): then route folders hold .ts files, which
+// autoload imports only when told that TypeScript loads (it does not detect tsx's ESM loader).
+if (import.meta.url.endsWith('.ts')) process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1';
+
+export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsync<any> | URL, options: MountOptions) {
   const scopes = new Set(options.registry.scopes.keys());
   await app.register(async (child) => {
     child.addHook('onRoute', (route) => {
       route.config = { ...(route.config as object), module: options.module };
       if (route.config.auth === undefined && options.defaultAuth) route.config.auth = options.defaultAuth;
+      const methods = ([] as string[]).concat(route.method).join(',');
       const problem = options.policies.problem(route.config.auth, scopes);
-      if (problem) {
-        const methods = ([] as string[]).concat(route.method).join(',');
-        throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, problem);
+      if (problem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, problem);
+      if (route.config.countLimit !== undefined) {
+        const limitProblem = countLimitProblem(options.registry, options.module, route, route.config.countLimit);
+        if (limitProblem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, limitProblem);
+        addCountLimitHooks(route, app.quad.limits, route.config.countLimit);
       }
     });
     if (options.gate !== false) {
@@ -35,6 +50,26 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
         }
       });
     }
-    await child.register(routes);
+    if (routes instanceof URL) {
+      const dir = fileURLToPath(routes);
+      await checkRouteFiles(options.module, dir);
+      await child.register(autoload, { dir, dirNameRoutePrefix: false, forceESM: true, scriptPattern: ROUTE_FILE });
+    } else {
+      await child.register(routes);
+    }
   });
+}
+
+/**
+ * Autoload skips a file that exports no plugin without a word: refuse boot instead, naming the file. Every file of
+ * the folder (and its subfolders) must default-export a route plugin.
+ */
+async function checkRouteFiles(module: string, dir: string) {
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => ROUTE_FILE.test(f.split('/').pop()!));
+  for (const file of files) {
+    const loaded = await import(pathToFileURL(join(dir, file)).href);
+    if (typeof loaded.default !== 'function') {
+      throw new ManifestError(module, `routes: ${file}`, 'a route file must default-export a route plugin (export default (async (app) => { … }) satisfies RoutesPlugin)');
+    }
+  }
 }

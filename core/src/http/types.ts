@@ -1,7 +1,7 @@
 // What the core adds to Fastify's request and instance types.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { AuthPolicy } from '../modules/types.js';
-import type { CoreServices } from '../services.js';
+import type { CoreServices } from '../core-services.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
 
 /** The authenticated caller of a request; set by the auth policy hook. */
@@ -18,6 +18,8 @@ declare module 'fastify' {
     quad: CoreServices & { orm: MikroORM };
     /** Orgs by prefix or id, cached per process and invalidated through NOTIFY. */
     orgs: OrgCache;
+    /** Every route registered so far (method, url, config with its module and auth policy, schema), in order. */
+    registeredRoutes: readonly import('fastify').RouteOptions[];
   }
   interface FastifyRequest {
     /** A fork for this request; its org filter is bound once the org in the URL is resolved. */
@@ -25,11 +27,21 @@ declare module 'fastify' {
     /** The org named in the URL (`:org`, by prefix or id), or null on routes without one. */
     org: OrgSnapshot | null;
     caller: Caller | null;
+    /**
+     * Record an action of this request's caller in its org's audit log, in the transaction of `em` (the one that
+     * makes the change): actor and org come from the request.
+     */
+    audit(em: EntityManager, action: string, details?: Record<string, unknown>): Promise<void>;
   }
   interface FastifyContextConfig {
     /** Who may call the route. Required: a route without it refuses to boot. */
     auth?: AuthPolicy;
     /** Set by the core: the module that declared the route. */
     module?: string;
+    /**
+     * A count limit of the route's module that each call creates one more of: the route runs in one transaction
+     * that reserves it first (409 `limit_reached` when full). Default: none.
+     */
+    countLimit?: string;
   }
 }

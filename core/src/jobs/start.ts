@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { JobRun } from '../entities/logs.js';
 import { badRequest, conflict } from '../http/errors.js';
-import type { Registry } from '../modules/registry.js';
+import type { ModuleRegistry, StartedJob, StartOptions } from '../core-services.js';
 import { payloadProblem } from './payload.js';
 
 /** Keys the runner adds to a payload; handlers never see them. */
@@ -11,16 +11,10 @@ export const RUN_ID = '__quad_run';
 export const RUN_ORG = '__quad_org';
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
-export interface StartOptions {
-  orgId?: number | null;
-  /** Run no earlier than this. Default: now. */
-  runAt?: Date;
-}
-
-export interface StartedJob { runId: number; name: string; scopeKey: string | null }
+export type { StartOptions, StartedJob } from '../core-services.js';
 
 export async function startJob(
-  registry: Registry, em: EntityManager, name: string, payload: Record<string, unknown>, options: StartOptions = {},
+  registry: ModuleRegistry, em: EntityManager, name: string, payload: Record<string, unknown>, options: StartOptions = {},
 ): Promise<StartedJob> {
   const job = registry.jobs.get(name);
   if (!job) throw new Error(`No job named "${name}" is declared by a loaded module`);

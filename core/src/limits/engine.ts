@@ -6,48 +6,20 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConfigError } from '../config/load.js';
 import { ORG_FILTER } from '../db/org-owned.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
-import type { Registry } from '../modules/registry.js';
+import type {
+  CountUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
+} from '../core-services.js';
 import type { LimitDecl } from '../modules/types.js';
 
-export type LimitKind = LimitDecl['kind'];
-export type LimitWindow = NonNullable<LimitDecl['window']>;
-export type PaidBy = NonNullable<LimitDecl['paidBy']>;
-export type LimitSource = 'override' | 'setting' | 'default';
-
-export interface LimitValue { value: number | null; source: LimitSource }
-
-/** An override as stored or requested: a whole number, null (no limit), or `default` (no override). */
-export type OverrideValue = number | null;
+export type {
+  LimitKind, LimitWindow, PaidBy, LimitSource, LimitValue, OverrideValue, RateUse, CountUse, LimitReportEntry,
+} from '../core-services.js';
 
 /** Largest value a limit or counter holds (PostgreSQL integer). */
 export const MAX_LIMIT = 2_147_483_647;
 
 /** Use at or above this share of the value marks a limit as near (superadmin list). */
 export const NEAR_LIMIT_SHARE = 0.8;
-
-export interface LimitReportEntry {
-  key: string;
-  module: string;
-  kind: LimitKind;
-  window: LimitWindow | null;
-  /** The value in force; null: no limit. */
-  value: number | null;
-  source: LimitSource;
-  /** The manifest default. */
-  default: number | null;
-  /** Counts: how many the org has. Rates: use in the current window. */
-  use: number;
-  paid_by: PaidBy;
-  integrations: string[];
-  description: string;
-  /** Rates: when the current window ends (ISO); counts: null. */
-  resets_at: string | null;
-  /** use ≥ 80 % of a set value. */
-  near_limit: boolean;
-}
-
-export interface RateUse { use: number; value: number | null; window: LimitWindow; window_start: Date; resets_at: Date }
-export interface CountUse { use: number | null; value: number | null }
 
 const WINDOW_MS: Record<LimitWindow, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
@@ -86,11 +58,11 @@ export interface LimitsEngineOptions {
   now?: () => Date;
 }
 
-export class LimitsEngine {
+export class LimitsEngine implements LimitsService {
   private readonly settings = new Map<string, SettingState>();
   private readonly now: () => Date;
 
-  constructor(readonly registry: Registry, readonly raw: (name: string) => unknown, options: LimitsEngineOptions = {}) {
+  constructor(readonly registry: ModuleRegistry, readonly raw: (name: string) => unknown, options: LimitsEngineOptions = {}) {
     this.now = options.now ?? (() => new Date());
     for (const key of registry.limits.keys()) {
       const name = limitSettingName(key);

@@ -3,6 +3,13 @@ import { Type } from '@sinclair/typebox';
 
 const Id = Type.String({ pattern: '^[a-z][a-z0-9_]{1,31}$' });
 const Fn = Type.Function([], Type.Any());
+const DottedName = Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' });
+const EventKind = Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' });
+const ServiceRefSchema = Type.Object({
+  id: DottedName,
+  methods: Type.Array(Type.String({ pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$' })),
+  description: Type.Optional(Type.String()),
+}, { additionalProperties: false });
 
 export const ManifestSchema = Type.Object({
   name: Id,
@@ -10,6 +17,7 @@ export const ManifestSchema = Type.Object({
   description: Type.String({ minLength: 1 }),
   category: Type.String({ minLength: 1 }),
   core: Type.Boolean(),
+  coreVersion: Type.Optional(Type.String({ minLength: 1 })), // a semver range, checked by the registry
   defaultEnabled: Type.Boolean(),
   needs: Type.Array(Type.Object({
     key: Type.String({ minLength: 1 }),
@@ -35,7 +43,7 @@ export const ManifestSchema = Type.Object({
   }, { additionalProperties: false })),
   entities: Type.Array(Type.Object({}, { additionalProperties: true })),
   migrations: Type.Optional(Type.Any()), // a URL or a path, checked by the registry
-  routes: Type.Optional(Fn),
+  routes: Type.Optional(Type.Any()), // a Fastify plugin or a folder URL, checked by the registry
   tools: Type.Array(Type.Object({
     name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
     title: Type.Optional(Type.String()),
@@ -61,7 +69,7 @@ export const ManifestSchema = Type.Object({
     maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 25 })),
     handler: Fn,
   }, { additionalProperties: false })),
-  events: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' })),
+  events: Type.Array(EventKind),
   settings: Type.Optional(Type.Object({}, { additionalProperties: true })),
   integrations: Type.Array(Type.Object({
     key: Type.String({ pattern: '^[a-z][a-z0-9_]{1,31}$' }),
@@ -97,5 +105,16 @@ export const ManifestSchema = Type.Object({
   databaseExtensions: Type.Array(Type.Object({
     name: Type.String({ minLength: 1 }),
     without: Type.String({ minLength: 1 }),
+  }, { additionalProperties: false })),
+  provides: Type.Array(Type.Object({
+    ref: ServiceRefSchema,
+    impl: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    factory: Type.Optional(Fn),
+  }, { additionalProperties: false })),
+  consumes: Type.Array(ServiceRefSchema),
+  claims: Type.Optional(Type.Object({
+    tables: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }))),
+    events: Type.Optional(Type.Array(EventKind)),
+    settings: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { OrganizationEntity } from '../entities/organization.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
-import type { CoreServices } from '../services.js';
+import type { CoreServices, ServiceProvision, ServiceRef } from '../core-services.js';
 
 /**
  * Who may call a route. One core hook enforces it; a route without one refuses to boot.
@@ -216,8 +216,13 @@ export interface ModuleManifest {
   description: string;
   /** Explore category, e.g. `Engagement`. */
   category: string;
-  /** Core modules are always on. Default: false. */
+  /** Core modules are always on. Only modules shipped in @quad/core may set it (a plugin that does fails boot). Default: false. */
   core?: boolean;
+  /**
+   * The @quad/core versions this module works with, a semver range (e.g. `^0.1.0`), checked at boot against the
+   * running core. Default: none (not checked; every published plugin should declare it).
+   */
+  coreVersion?: string;
   /** Switched on for new orgs. Default: false. */
   defaultEnabled?: boolean;
   needs?: NeedDecl[];
@@ -227,8 +232,12 @@ export interface ModuleManifest {
   entities?: EntitySchema<any, any>[];
   /** Folder of `NNNN_name.sql` files, applied in order after the modules this one needs. Default: none. */
   migrations?: URL | string;
-  /** Fastify plugin with the module's routes, mounted at the spec's paths behind the core hooks. */
-  routes?: FastifyPluginAsyncTypebox;
+  /**
+   * The module's routes, mounted at the spec's paths behind the core hooks: a Fastify plugin, or a folder URL
+   * (`new URL('./routes/', import.meta.url)`) whose files each default-export one, mounted with @fastify/autoload.
+   * Default: none.
+   */
+  routes?: FastifyPluginAsyncTypebox | URL;
   tools?: ToolDecl<any>[];
   jobs?: JobDecl<any>[];
   /** Event kinds this module emits, e.g. `order.created`. Default: []. */
@@ -247,8 +256,24 @@ export interface ModuleManifest {
   dashboard?: DashboardDecl;
   /** PostgreSQL extensions the module works better with; missing ones are reported as degraded at start. */
   databaseExtensions?: DatabaseExtensionDecl[];
+  /** Services this module offers other modules: `[provide(ref, impl)]`; ids are `<module>.<name>`. Default: []. */
+  provides?: ServiceProvision<any>[];
+  /** Services of other modules this one uses (`services.service(ref)`); boot fails when none provides one. Default: []. */
+  consumes?: ServiceRef<any>[];
+  /**
+   * Names outside the module's namespace that it owns because the spec pins them: tables (the namespace is
+   * `<module>_*` or the module key), event kinds (`<module>.*`) and settings (`<MODULE>_*`). No two modules may
+   * claim or own one name. Default: none.
+   */
+  claims?: ClaimsDecl;
+}
+
+export interface ClaimsDecl {
+  tables?: string[];
+  events?: string[];
+  settings?: string[];
 }
 
 /** A manifest after defineModule: frozen, with defaults filled in. */
-export type Module = Readonly<Required<Omit<ModuleManifest, 'routes' | 'migrations' | 'settings' | 'dashboard'>>> &
-  Readonly<Pick<ModuleManifest, 'routes' | 'migrations' | 'settings' | 'dashboard'>>;
+type OptionalFields = 'routes' | 'migrations' | 'settings' | 'dashboard' | 'coreVersion' | 'claims';
+export type Module = Readonly<Required<Omit<ModuleManifest, OptionalFields>>> & Readonly<Pick<ModuleManifest, OptionalFields>>;

@@ -7,7 +7,7 @@ import { Organization } from '../entities/organization.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
 import type { Module, NeedDecl } from '../modules/types.js';
-import type { SecretStore } from '../secrets/store.js';
+import type { SecretsService as SecretStore } from '../core-services.js';
 import type { OrgSnapshot } from './org-cache.js';
 
 export interface NeedStatus { key: string; label: string; kind: NeedDecl['kind']; optional: boolean; connected: boolean }

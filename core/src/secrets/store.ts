@@ -3,50 +3,20 @@
 // explicitly (raw SQL, which the org filter does not cover), so one org never reads another's rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, HttpError } from '../http/errors.js';
-import type { Registry } from '../modules/registry.js';
+import type { IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
 import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, secretAad, type SecretKey } from './crypto.js';
 
 export const MAX_SECRET_LENGTH = 8192;
 
-/** A declared secret and whether the org has set it. Never the value. */
-export interface SecretStatus {
-  name: string;
-  label: string;
-  module: string;
-  integration: string | null;
-  /** Integration secrets: false when it counts for "connected". Module secrets are always optional. */
-  optional: boolean;
-  writeOnly: boolean;
-  set: boolean;
-  updatedAt: Date | null;
-  updatedBy: string | null;
-}
-
-export interface IntegrationStatus {
-  key: string;
-  title: string;
-  description: string;
-  module: string;
-  remote: boolean;
-  /** Every required secret is set. */
-  connected: boolean;
-  secrets: { name: string; label: string; optional: boolean; set: boolean }[];
-}
-
-export interface RotateResult {
-  /** Rows re-encrypted with the first key. */
-  rotated: number;
-  /** Rows already on the first key. */
-  current: number;
-}
+export type { SecretStatus, IntegrationStatus, RotateResult } from '../core-services.js';
 
 interface Row { organization_id: number; name: string; ciphertext: string; key_id: string; updated_at: Date; updated_by: string | null }
 
-export class SecretStore {
+export class SecretStore implements SecretsService {
   private readonly parsed: SecretKey[];
 
   /** Throws a ConfigError naming SECRETS_KEY when a key is not 32 bytes of base64. An empty list is allowed. */
-  constructor(readonly registry: Registry, readonly keys: string[]) {
+  constructor(readonly registry: ModuleRegistry, readonly keys: string[]) {
     this.parsed = parseSecretKeys(keys);
   }
 

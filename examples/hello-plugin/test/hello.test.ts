@@ -1,11 +1,29 @@
 // The example plugin, loaded the way an operator loads one: through the PLUGINS setting.
 import t from 'tap';
+import { defineModule, defineService, OrgParams, Type } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 
+// A second module, as another package would write it: it uses the service hello.greeter through its own ref
+// (the interface it expects), without importing the hello plugin.
+interface Greetings { greet(name: string): string }
+const greeter = defineService<Greetings>({ id: 'hello.greeter', methods: ['greet'] });
+const welcome = defineModule({
+  name: 'welcome', title: 'Welcome', description: 'Welcomes new members with the hello greeter', category: 'Tests',
+  consumes: [greeter],
+  routes: async (app) => {
+    app.get('/api/welcome/:org', { config: { auth: 'public' }, schema: { params: OrgParams } }, async () => ({ message: app.quad.service(greeter).greet('new member') }));
+  },
+  jobs: [{
+    name: 'welcome.check', payload: Type.Object({}),
+    async handler({ services }) {
+      if (services.service(greeter).greet('job') !== 'Ahoy, job!') throw new Error('the greeter in a job context is not the hello greeter');
+    },
+  }],
+});
+
 t.test('hello plugin loaded through config', async (t) => {
-  const quad = await startTestApp(t, { config: { PLUGINS: ['./examples/hello-plugin'], HELLO_GREETING: 'Ahoy' } });
-  const org = await quad.createOrg({ prefix: 'acm', modules: { hello: true } });
-  void org;
+  const quad = await startTestApp(t, { config: { PLUGINS: ['./examples/hello-plugin'], HELLO_GREETING: 'Ahoy' }, plugins: [welcome] });
+  const org = await quad.createOrg({ prefix: 'acm', modules: { hello: true, welcome: true } });
 
   t.test('its manifest is registered', async (t) => {
     const mod = quad.registry.get('hello');
@@ -16,6 +34,22 @@ t.test('hello plugin loaded through config', async (t) => {
     t.equal(quad.registry.tools.get('hello.greet')?.scope, 'hello:read');
     t.equal(quad.registry.jobs.get('hello.tally')?.once, 'org');
     t.same(quad.services.moduleSettings('hello'), { HELLO_GREETING: 'Ahoy' }, 'its own settings are resolved');
+  });
+
+  t.test('its routes folder is mounted whole (autoload), behind the core hooks', async (t) => {
+    t.same(quad.routes('/api/hello/'), [
+      'GET /api/hello/:org/greetings', 'GET /api/hello/:org/tally', 'POST /api/hello/:org/greetings', 'POST /api/hello/:org/tally',
+    ], 'every file of routes/ registered its routes');
+    await quad.updateOrg(org.id, { modules: { hello: false, welcome: true } });
+    t.match((await quad.api.inject('/api/hello/acm/greetings')).json(), { reason: 'module_off' }, 'the module gate applies to autoloaded routes');
+    await quad.updateOrg(org.id, { modules: { hello: true, welcome: true } });
+  });
+
+  t.test('its service hello.greeter serves a module that consumes it', async (t) => {
+    t.equal(quad.registry.services.get('hello.greeter')?.module, 'hello');
+    t.same((await quad.api.inject('/api/welcome/acm')).json(), { message: 'Ahoy, new member!' }, 'in a route, with the hello settings');
+    const run = await quad.services.startJob(quad.orm.em.fork(), 'welcome.check', {}, { orgId: org.id });
+    t.equal((await quad.waitForRun(run.runId)).status, 'succeeded', 'in a job');
   });
 
   t.test('its migration ran and its routes are mounted and documented', async (t) => {
@@ -40,9 +74,8 @@ t.test('hello plugin loaded through config', async (t) => {
   t.test('writes need a machine token with hello:write', async (t) => {
     const res = await quad.api.inject({ method: 'POST', url: '/api/hello/acm/greetings', payload: { name: 'Eve' } });
     t.equal(res.statusCode, 401);
-    const { issueToken } = await import('../../../core/src/auth/token-admin.js');
-    const writer = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'w', kind: 'app', scopes: ['hello:write', 'hello:read'] }, { kind: 'officer', actor: 'test' });
-    const reader = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'r', kind: 'app', scopes: ['hello:read'] }, { kind: 'officer', actor: 'test' });
+    const writer = await quad.issueToken(org.id, { name: 'w', scopes: ['hello:write', 'hello:read'] });
+    const reader = await quad.issueToken(org.id, { name: 'r', scopes: ['hello:read'] });
     const auth = (token: string) => ({ authorization: `Bearer ${token}` });
     const made = await quad.api.inject({ method: 'POST', url: '/api/hello/acm/greetings', headers: auth(writer.token), payload: { name: 'Eve' } });
     t.equal(made.statusCode, 201);
@@ -57,6 +90,13 @@ t.test('hello plugin loaded through config', async (t) => {
       const called = await quad.api.inject({ method: 'POST', url: '/api/tools/call', headers: auth(reader.token), payload: { name: 'hello.greet', arguments: { name: 'Lin' } } });
       t.same(called.json(), { ok: true, result: { message: 'Ahoy, Lin!' } });
     });
+  });
+});
+
+t.test('a module that consumes hello.greeter without the hello plugin refuses boot', async (t) => {
+  await t.rejects(startTestApp(t, { plugins: [welcome] }), {
+    name: 'ManifestError',
+    message: 'Plugin "welcome": consumes[0]: needs service "hello.greeter", which no loaded module provides (add the plugin that provides it to PLUGINS)',
   });
 });
 

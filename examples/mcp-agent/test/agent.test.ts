@@ -3,14 +3,14 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { startTestApp } from '@quad/core/testing';
-import { issueToken } from '../../../core/src/auth/token-admin.js';
 
+// The repository root: the agent runs from there, as `npm start` would.
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
 t.test('the example agent lists and calls tools', async (t) => {
   const quad = await startTestApp(t, { listen: true });
   const org = await quad.createOrg({ prefix: 'acm', name: 'ACM Chapter' });
-  const { token } = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'agent', kind: 'agent', scopes: ['org:read'] }, { kind: 'officer', actor: 'test' });
+  const { token } = await quad.issueToken(org.id, { name: 'agent', kind: 'agent', scopes: ['org:read'] });
   const url = `http://127.0.0.1:${(quad.mcp!.server.address() as { port: number }).port}/mcp`;
   const run = (args: string[], env: Record<string, string>) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/mcp-agent/agent.ts', ...args], {
     cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, QUAD_MCP_URL: url, ...env },

@@ -4,12 +4,9 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { captureLogs } from '@quad/core/testing';
-import { startFakeDiscord, type FakeDiscord, type FakeWebhook } from '../../../test/fakes/discord/index.js';
-import { bearer, signInOfficer, startSignInWorld } from '../../../test/support/sign-in.js';
-import { probe } from '../../../test/events/fixtures.js';
+import { bearer, captureLogs, signInOfficer, startFakeDiscord, startSignInWorld, type FakeDiscord, type FakeWebhook } from '@quad/core/testing';
 import { Organization } from '@quad/core';
-import { forkFor } from '../../../core/src/db/orm.js';
+import { probe } from './probe.js';
 import { deliverJob, DELIVER_JOB } from '../deliver.js';
 
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
@@ -175,7 +172,7 @@ t.test('event webhooks', async (t) => {
     const orgRow = await em.findOneOrFail(Organization, { id: org.id });
     receiver.down(true);
     const payload = { webhook_id: mainId, event: { id: 1, kind: 'probe.happened', title: 'T', message: '', data: {}, created_at: new Date().toISOString() } };
-    const ctx = (attempt: number) => ({ em: forkFor(quad.orm, org.id), org: orgRow, payload, services: quad.services, attempt, log: quad.log });
+    const ctx = (attempt: number) => ({ em: quad.emFor(org.id), org: orgRow, payload, services: quad.services, attempt, log: quad.log });
     await t.rejects(deliverJob.handler(ctx(1) as never), /Discord answered 502/);
     t.equal((await sql(`select count(*)::int as n from notifications where problem_key = ?`, [`event_webhook.delivery:${mainId}`]))[0].n, 0, 'not before the last attempt');
     await t.rejects(deliverJob.handler(ctx(5) as never));

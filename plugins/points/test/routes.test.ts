@@ -1,7 +1,6 @@
 // Points officer routes (awards, check-ins, events, members, leaderboard), the public lists and every caller kind.
 import t from 'tap';
-import { captureLogs } from '@quad/core/testing';
-import { signInOfficer } from '../../../test/support/sign-in.js';
+import { captureLogs, signInOfficer } from '@quad/core/testing';
 import { startPointsWorld } from './world.js';
 
 t.test('points routes', async (t) => {
@@ -210,4 +209,29 @@ t.test('report mode: an officer of another org goes through with a would_deny li
   t.ok(logs.messages().includes(`access decision=would_deny reason=not_org_officer route=/api/points/:org/members org=acm credential=access_token`));
   t.equal((await w.call({ url: '/api/points/acm/public/members' })).statusCode, 200);
   t.ok(logs.messages().includes('access decision=would_deny reason=member_details_hidden route=/api/points/:org/public/members org=acm credential=none'));
+});
+
+t.test('an officer reads only members of their own org by user id (404 for a member of another org)', async (t) => {
+  const w = await startPointsWorld(t);
+  const strangerToken = await w.strangerOfficerToken();
+  // Carol has points only in "other"; Dan is known to no org's ledger.
+  const carol = await w.call({ method: 'POST', url: '/api/points/other/awards', token: strangerToken, body: { email: 'carol@other.org', amount: 5 } });
+  t.equal(carol.statusCode, 201, carol.body);
+  const carolId = carol.json().member.user_id;
+  await w.sql("update users set student_id = 'S-CAROL', username = 'carol' where id = ?", [carolId]);
+  const danId = await w.userId({ email: 'dan@nowhere.org' });
+
+  for (const [who, id] of [['a member of another org', carolId], ['a user with no rows anywhere', danId]] as const) {
+    const res = await w.call({ url: `/api/points/acm/members/${id}/entries`, token: w.officerToken });
+    t.equal(res.statusCode, 404, who);
+    t.equal(res.json().reason, 'member_not_found');
+    t.notOk(/carol|S-CAROL|dan@/.test(res.body), 'nothing of the user in the answer');
+  }
+  const own = await w.call({ url: `/api/points/other/members/${carolId}/entries`, token: strangerToken });
+  t.equal(own.statusCode, 200, 'their own org\'s officer reads them');
+  t.match(own.json(), { member: { email: 'carol@other.org', student_id: 'S-CAROL', balance: 5 }, total: 1 });
+  t.equal((await w.call({ url: `/api/points/acm/members/${carolId}/entries`, token: strangerToken })).statusCode, 403, 'and not through the other org');
+  for (const bad of ['0', '-1', '99999999999999999999', '1e309', 'abc']) {
+    t.equal((await w.call({ url: `/api/points/acm/members/${bad}/entries`, token: w.officerToken })).statusCode, 400, `user id ${bad}`);
+  }
 });

@@ -3,7 +3,7 @@
 // database on the local PostgreSQL (as the tests do) and drives POST /api/storefront/<org>/checkout in-process.
 //   npx tsx plugins/store/bench/checkout.ts [--orders 1000] [--concurrency 50] [--members 50] [--pool 10]
 import { parseArgs } from 'node:util';
-import { startPointsWorld } from '../../points/test/world.js';
+import { startStoreWorld } from '../test/world.js';
 
 // `npx tap plugins/<m>` runs every file under the folder: a benchmark is not a test, so it bows out there.
 if (process.env.TAP === '1' || process.env.TAP_CHILD_ID) {
@@ -27,7 +27,7 @@ const teardowns: (() => unknown)[] = [];
 const host = { teardown: (fn: () => unknown) => { teardowns.push(fn); } };
 
 async function run() {
-  const w = await startPointsWorld(host, { config: { DATABASE_POOL_MAX: Number(values.pool) } });
+  const w = await startStoreWorld(host, { config: { DATABASE_POOL_MAX: Number(values.pool) } });
   const newProduct = async (name: string) => {
     const res = await w.call({ method: 'POST', url: '/api/storefront/acm/products', token: w.officerToken, body: { name, price: 1, stock: 1_000_000 } });
     return res.json().id as number;

@@ -1,11 +1,11 @@
 // The catalog (everyone reads, officers change it) and order management (status moves, messages, cancel refunds,
 // delete), with every caller kind, and the store's dashboard contribution.
 import t from 'tap';
-import { startPointsWorld } from '../../points/test/world.js';
+import { startStoreWorld } from './world.js';
 import { allowedMoves } from '../index.js';
 
 t.test('catalog', async (t) => {
-  const w = await startPointsWorld(t);
+  const w = await startStoreWorld(t);
   const officer = { token: w.officerToken };
 
   t.test('officers add, change and delete products', async (t) => {
@@ -100,7 +100,7 @@ t.test('catalog', async (t) => {
 });
 
 t.test('orders: status moves, messages, cancel and delete', async (t) => {
-  const w = await startPointsWorld(t);
+  const w = await startStoreWorld(t);
   const officer = { token: w.officerToken };
   const pid = (await w.call({ method: 'POST', url: '/api/storefront/acm/products', ...officer, body: { name: 'Tee', price: 50, stock: 10 } })).json().id;
   const email = 'buyer@example.org';
@@ -230,7 +230,7 @@ t.test('orders: status moves, messages, cancel and delete', async (t) => {
 });
 
 t.test('the store needs the points module', async (t) => {
-  const w = await startPointsWorld(t);
+  const w = await startStoreWorld(t);
   const res = await w.call({ method: 'PUT', url: '/api/organizations/acm/modules', token: w.officerToken, body: { modules: { points: false } } });
   t.match([res.statusCode, res.json().reason], [409, 'needed_by']);
   const both = await w.call({ method: 'PUT', url: '/api/organizations/acm/modules', token: w.officerToken, body: { modules: { points: false, store: false } } });

@@ -1,16 +1,16 @@
 // Checkout through both doors (POST /checkout with an identity-provider token, POST /members/orders with a
 // Discord session): the spec's steps, each failure leaving nothing written, and the concurrency guarantees.
 import t from 'tap';
-import { startPointsWorld, type PointsWorld } from '../../points/test/world.js';
+import { startStoreWorld, type StoreWorld } from './world.js';
 
-async function product(w: PointsWorld, fields: { name?: string; price: number; stock: number; category?: string }): Promise<number> {
+async function product(w: StoreWorld, fields: { name?: string; price: number; stock: number; category?: string }): Promise<number> {
   const res = await w.call({ method: 'POST', url: '/api/storefront/acm/products', token: w.officerToken, body: { name: fields.name ?? 'Thing', ...fields } });
   if (res.statusCode !== 201) throw new Error(res.body);
   return res.json().id;
 }
 
 /** Orders, order items, points rows and total stock: what a failed checkout must leave as it was. */
-async function snapshot(w: PointsWorld) {
+async function snapshot(w: StoreWorld) {
   const [row] = await w.sql<Record<string, string>>(`select
       (select count(*) from orders) as orders, (select count(*) from order_items) as items,
       (select count(*) from points_entries) as entries, (select coalesce(sum(stock), 0) from products) as stock,
@@ -19,7 +19,7 @@ async function snapshot(w: PointsWorld) {
 }
 
 t.test('checkout', async (t) => {
-  const w = await startPointsWorld(t);
+  const w = await startStoreWorld(t);
   const shopper = 'shopper@example.org';
   const shopperId = await w.userId({ email: shopper });
   await w.grant(shopperId, 300);
@@ -144,7 +144,7 @@ t.test('checkout', async (t) => {
 });
 
 t.test('concurrency: 50 parallel checkouts of a 100-point item with 300 points make exactly 3 orders', async (t) => {
-  const w = await startPointsWorld(t);
+  const w = await startStoreWorld(t);
   const item = await product(w, { name: 'Hoodie', price: 100, stock: 1000 });
   const email = 'rush@example.org';
   const user = await w.userId({ email });
@@ -170,7 +170,7 @@ t.test('concurrency: 50 parallel checkouts of a 100-point item with 300 points m
 });
 
 t.test('concurrency: parallel orders for the last unit of stock make exactly one order', async (t) => {
-  const w = await startPointsWorld(t);
+  const w = await startStoreWorld(t);
   const last = await product(w, { name: 'Last one', price: 10, stock: 1 });
   const buyers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
     const email = `buyer${i}@example.org`;

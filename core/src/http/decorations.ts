@@ -1,0 +1,25 @@
+// What the core adds to the root Fastify instance and to every request: `app.quad` (the core's services and the
+// ORM), `request.em`, `request.org`, `request.caller` and the request-bound helpers. Wrapped in fastify-plugin
+// because it must decorate the root: module routes are encapsulated children and see these decorations.
+// (Module routes are never wrapped in fastify-plugin: see mount.ts.)
+import type { FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { CoreServices } from '../core-services.js';
+import './types.js';
+
+export interface DecorationOptions { services: CoreServices; orm: MikroORM }
+
+export const quadDecorations = fp<DecorationOptions>(async (app, { services, orm }) => {
+  app.decorate('quad', Object.assign(Object.create(services), { orm }));
+  // Every route as registered (the options objects: each module's mount adds its module to the config afterwards).
+  const routes: RouteOptions[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => { routes.push(route); });
+  app.decorateRequest('em', null as never);
+  app.decorateRequest('org', null);
+  app.decorateRequest('caller', null);
+  app.decorateRequest('audit', async function audit(this: FastifyRequest, em: EntityManager, action: string, details?: Record<string, unknown>) {
+    await services.audit(em, { orgId: this.org?.id ?? null, actor: this.caller?.actor ?? 'anonymous', action, ...(details && { details }) });
+  });
+}, { name: 'quad-decorations', fastify: '5.x' });

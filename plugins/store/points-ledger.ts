@@ -1,0 +1,35 @@
+// The points module's ledger as the store uses it: the service `points.ledger`. The store declares the interface
+// it expects here instead of importing @quad/plugin-points (plugins never import each other); the core hands it the
+// points module's implementation (`app.quad.service(pointsLedger)`), the registry checks at boot that a loaded
+// module provides these methods, and test/plugin-api/services.test.ts checks at compile time that the points
+// implementation fits this interface.
+import { defineService, type EntityManager } from '@quad/core';
+
+/** A member (a row of the core `users` table), with what the store shows of them. */
+export interface Member { id: number; chatUserId: string | null; username: string | null; email: string | null }
+
+export interface LedgerEntry {
+  id: number; amount: number; source: string; reason: string; event_name: string | null; created_at: string;
+}
+
+export interface PointsLedger {
+  /** Emails are stored trimmed and lower-case. */
+  normalizeEmail(email: string): string;
+  memberByEmail(em: EntityManager, email: string): Promise<Member | null>;
+  ensureMemberByEmail(em: EntityManager, email: string): Promise<Member>;
+  ensureMemberByChatUserId(em: EntityManager, chatUserId: string, username?: string | null): Promise<Member>;
+  /** Serialize a member's spends in an org; first thing inside the transaction that reads the balance and writes. */
+  lockMember(em: EntityManager, orgId: number, userId: number): Promise<void>;
+  balanceOf(em: EntityManager, orgId: number, userId: number): Promise<number>;
+  /** One ledger row in the caller's transaction: the spend of an order (negative) or its refund. */
+  addEntry(em: EntityManager, entry: {
+    orgId: number; userId: number; amount: number; source: 'order' | 'refund'; reason: string; awardedBy: string; ref: string;
+  }): Promise<unknown>;
+  /** The member's rows in the org, newest first. */
+  entriesOf(em: EntityManager, orgId: number, userId: number, page: { limit: number }): Promise<{ entries: LedgerEntry[]; total: number }>;
+}
+
+export const pointsLedger = defineService<PointsLedger>({
+  id: 'points.ledger',
+  methods: ['normalizeEmail', 'memberByEmail', 'ensureMemberByEmail', 'ensureMemberByChatUserId', 'lockMember', 'balanceOf', 'addEntry', 'entriesOf'],
+});

@@ -1,0 +1,64 @@
+// The store for members signed in with Discord (the session cookie): the store with their balance, their points,
+// their orders, and checkout.
+import { ErrorBody, OrgParams, Type, type Caller, type RoutesPlugin } from '@quad/core';
+import { CheckoutBody, CheckoutOut, OrdersOut, StoreOut, WalletOut, ledgerOf, placeOrder, sessionSecurity, storePage, wallet, type RequestLike } from '../route-kit.js';
+import type { Member } from '../points-ledger.js';
+import { Paging, loadOrders } from '../views.js';
+
+const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+interface SessionCaller extends Caller { chatUserId?: string; username?: string | null }
+
+export default (async (app) => {
+  const ledger = ledgerOf(app.quad);
+  const sessionMember = (request: RequestLike): Promise<Member> => {
+    const c = request.caller as SessionCaller;
+    return ledger.ensureMemberByChatUserId(request.em, c.chatUserId!, c.username ?? null);
+  };
+
+  app.get('/api/storefront/:org/members/store', {
+    config: { auth: 'member' },
+    schema: {
+      tags: ['store'], summary: 'The store for a signed-in member: products in stock and the member\'s balance', security: sessionSecurity, params: OrgParams,
+      response: { 200: Type.Object({ ...StoreOut.properties, balance: Type.Integer() }), ...Errors },
+    },
+  }, async (request) => {
+    const member = await sessionMember(request);
+    return { ...(await storePage(request)), balance: await ledger.balanceOf(request.em, request.org!.id, member.id) };
+  });
+
+  app.get('/api/storefront/:org/members/points', {
+    config: { auth: 'member' },
+    schema: {
+      tags: ['store'], summary: 'The member\'s balance and latest points rows', security: sessionSecurity, params: OrgParams,
+      response: { 200: Type.Object({ chat_user_id: Type.String(), ...WalletOut.properties }), ...Errors },
+    },
+  }, async (request) => {
+    const member = await sessionMember(request);
+    return { chat_user_id: member.chatUserId!, ...(await wallet(ledger, request.em, request.org!.id, member)) };
+  });
+
+  app.get('/api/storefront/:org/members/orders', {
+    config: { auth: 'member' },
+    schema: {
+      tags: ['store'], summary: 'The member\'s orders, newest first', security: sessionSecurity, params: OrgParams, querystring: Type.Object(Paging),
+      response: { 200: OrdersOut, ...Errors },
+    },
+  }, async (request) => {
+    const member = await sessionMember(request);
+    const { page, per_page } = request.query;
+    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page, withMember: false });
+    return { orders, page, per_page, total };
+  });
+
+  app.post('/api/storefront/:org/members/orders', {
+    config: { auth: 'member' },
+    schema: {
+      tags: ['store'], summary: 'Place an order (checkout) with the member\'s points', security: sessionSecurity, params: OrgParams, body: CheckoutBody,
+      response: { 201: CheckoutOut, ...Errors, 409: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const member = await sessionMember(request);
+    return reply.code(201).send(await placeOrder(app.quad, request, member, 'member'));
+  });
+}) satisfies RoutesPlugin;
