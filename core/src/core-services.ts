@@ -7,7 +7,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from './config/schema.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import type { AuditInput } from './events/audit.js';
-import type { ErrorLogInput } from './events/error-log.js';
 import type {
   EmittedEvent, IntegrationDecl, JobDecl, LimitDecl, Module, ScopeDecl, ToolDecl,
 } from './modules/types.js';
@@ -265,4 +264,17 @@ export interface CoreServices {
   logError(input: ErrorLogInput): Promise<void>;
   /** Start a declared job; 400 on a bad payload, 409 while a one-at-a-time run is queued or running. */
   startJob(em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions): Promise<StartedJob>;
+}
+
+/** One error for the error log (see CoreServices.logError). */
+export interface ErrorLogInput {
+  orgId?: number | null;
+  /** `event`: an event handler that failed (the event itself was kept). */
+  source: 'request' | 'job' | 'event';
+  /** `GET /api/x/:y`, `tool <name>`, the job name, or `<module> handler of <event kind>`. */
+  origin: string;
+  requestId?: string | null;
+  error: unknown;
+  /** The logger line written for this error. */
+  logLine: string;
 }
