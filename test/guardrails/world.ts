@@ -67,6 +67,8 @@ export interface CrossOrgWorld {
   /** Re-mint the attacker's officer or machine token when a call revoked it; names what was renewed. */
   keepAttackerSignedIn(): Promise<CredentialName[]>;
   snapshot(): Promise<Snapshot>;
+  /** A hash per table of the rows a snapshot holds: cheap enough to take after every route. */
+  fingerprint(): Promise<Record<string, string>>;
 }
 
 async function expectStatus(res: LightMyRequestResponse, status: number, what: string) {
@@ -193,7 +195,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     const [shopper] = (await db.query('select id from users where email = $1', [v.shopperEmail])).rows;
     const extraPrivate: PrivateValue[] = [
       ...secrets,
-      { category: 'private_text', value: MARKER, where: 'notifications, errors, order notes, secrets' },
+      { category: 'private_text', value: MARKER, where: 'a private text (notification, error, order note, reason, webhook or token name)' },
       { category: 'private_text', value: PRIVATE_REPO, where: 'the CI repo list' },
       { category: 'webhook_url', value: hook.url, where: 'webhook destination' },
       { category: 'webhook_url', value: hook.token, where: 'webhook destination token' },
@@ -213,17 +215,34 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
   const orgTables = withColumn('organization_id');
   const personTables = withColumn('chat_user_id').filter((tbl) => !orgTables.includes(tbl) && tbl !== 'users');
 
+  const chatIds = () => [victim.officer.id, victim.member.id];
+  let userIds: number[] = [];
+
   async function snapshot(): Promise<Snapshot> {
     const rows = async (sql: string, params: unknown[]) => (await db.query(sql, params)).rows.map((r) => r.row as Record<string, unknown>)
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
     const out: Snapshot = { organizations: await rows('select to_jsonb(x) as row from organizations x where id = $1', [victim.org.id]) };
     for (const table of orgTables) out[table] = await rows(`select to_jsonb(x) as row from "${table}" x where organization_id = $1`, [victim.org.id]);
-    const userIds = new Set<number>();
-    for (const list of Object.values(out)) for (const row of list) if (typeof row.user_id === 'number') userIds.add(row.user_id);
-    const chatIds = [victim.officer.id, victim.member.id];
-    out.users = await rows('select to_jsonb(x) as row from users x where id = any($1::int[]) or chat_user_id = any($2::text[])', [[...userIds], chatIds]);
-    for (const table of personTables) out[table] = await rows(`select to_jsonb(x) as row from "${table}" x where chat_user_id = any($1::text[])`, [chatIds]);
+    const referenced = new Set<number>();
+    for (const list of Object.values(out)) for (const row of list) if (typeof row.user_id === 'number') referenced.add(row.user_id);
+    userIds = [...referenced];
+    out.users = await rows('select to_jsonb(x) as row from users x where id = any($1::int[]) or chat_user_id = any($2::text[])', [userIds, chatIds()]);
+    for (const table of personTables) out[table] = await rows(`select to_jsonb(x) as row from "${table}" x where chat_user_id = any($1::text[])`, [chatIds()]);
     return out;
+  }
+
+  /** One hash per table of the same rows as a snapshot (users: those of the last snapshot), in one query. */
+  async function fingerprint(): Promise<Record<string, string>> {
+    const hash = (table: string, where: string) =>
+      `select '${table}' as t, md5(coalesce(string_agg(to_jsonb(x)::text, ',' order by to_jsonb(x)::text), '')) as h from "${table}" x where ${where}`;
+    const sql = [
+      hash('organizations', 'id = $1'),
+      ...orgTables.map((table) => hash(table, 'organization_id = $1')),
+      hash('users', 'id = any($2::int[]) or chat_user_id = any($3::text[])'),
+      ...personTables.map((table) => hash(table, 'chat_user_id = any($3::text[])')),
+    ].join(' union all ');
+    const { rows } = await db.query(sql, [victim.org.id, userIds, chatIds()]);
+    return Object.fromEntries(rows.map((r) => [r.t, r.h]));
   }
 
   const headers = (p: Party, credential: CredentialName): Record<string, string> => {
@@ -249,7 +268,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     return renewed;
   }
 
-  return { quad, victim, attacker, adminToken, call, headers, keepAttackerSignedIn, snapshot };
+  return { quad, victim, attacker, adminToken, call, headers, keepAttackerSignedIn, snapshot, fingerprint };
 }
 
 const COLUMN_CATEGORIES: [RegExp, Category][] = [
