@@ -255,6 +255,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     }
   };
 
+  let renewals = 0;
   async function keepAttackerSignedIn(): Promise<CredentialName[]> {
     const renewed: CredentialName[] = [];
     if ((await call({ method: 'GET', url: '/api/auth/appTokens', headers: headers(attacker, 'officer') })).statusCode !== 200) {
@@ -262,7 +263,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       renewed.push('officer');
     }
     if ((await call({ method: 'GET', url: '/api/auth/machine/whoami', headers: headers(attacker, 'machine') })).statusCode !== 200) {
-      attacker.machineToken = await machineToken(attacker.org, attacker.officerToken, `attacker bot ${Date.now()}`);
+      attacker.machineToken = await machineToken(attacker.org, attacker.officerToken, `attacker bot ${++renewals}`);
       renewed.push('machine');
     }
     return renewed;
