@@ -93,6 +93,8 @@ export function valueOf(schema: JsonSchema | undefined, name: string | undefined
   if (schema.allOf) return valueOf(Object.assign({}, ...schema.allOf), name, hints, target, mode);
   const type = Array.isArray(schema.type) ? schema.type.find((x: string) => x !== 'null') : schema.type ?? (schema.properties ? 'object' : undefined);
   const named = byName(name, hints, target);
+  // A scalar's default is valid and unfiltered (a page size of 50 shows more rows than the minimum of 1).
+  if (named === undefined && 'default' in schema && type !== 'object' && type !== 'array') return schema.default;
   switch (type) {
     case 'object': return objectValue(schema, hints, target, mode);
     case 'array': {
