@@ -1,0 +1,186 @@
+// Guardrail: the cross-org matrix. Every route the app serves and every tool in the registry is called by
+// people of another org (an officer, a member with a Discord session, a storefront member, a machine token with
+// every scope) and by no one, with the victim org and real ids of its rows in the path, query and body. Each
+// answer must be a refusal (401, 403 or 404) unless the route is in OPEN below; no answer may carry a private
+// value of the victim; and no row of the victim may change. Each org route is also called with the attacker's
+// own org in the path and the victim's ids everywhere else: whatever the answer, nothing of the victim may show.
+// Routes and tools are found in the running app, so one added later is covered without an edit here.
+// CROSS_ORG_TRACE=<file> writes every call and the start of its answer there.
+import { appendFileSync } from 'node:fs';
+import t from 'tap';
+import { CREDENTIALS, privateValues, startCrossOrgWorld, type Category, type CredentialName, type Party, type PrivateValue } from './world.js';
+import { listRoutes, type RouteCase } from './routes.js';
+import { attempts, rowIds, toolArguments, type Attempt, type Target } from './requests.js';
+
+/**
+ * Routes that may answer an outsider with something other than a refusal, and why. Their answers are still
+ * checked for the victim's private values (`shows`: the kinds they may show) and the victim's rows for changes.
+ * `*` at the end matches a path prefix. Every entry must name a route that still answers an outsider.
+ */
+const OPEN: Record<string, { why: string; shows?: Category[] }> = {
+  'GET /health': { why: 'liveness, for everyone' },
+  'GET /openapi.json': { why: 'the API description' },
+  'GET /docs*': { why: 'the API docs UI' },
+  'OPTIONS *': { why: 'CORS preflight' },
+  'GET /api/auth/login': { why: 'officer sign-in starts here (a redirect to Discord)' },
+  'POST /api/auth/exchange': { why: 'officer sign-in: answers about the code sent only' },
+  'POST /api/auth/revoke': { why: 'revokes the tokens the caller sends' },
+  'POST /api/auth/logout': { why: 'revokes the tokens the caller sends' },
+  'GET /api/auth/appToken': { why: 'makes an app token for the calling officer' },
+  'GET /api/auth/appTokens': { why: 'the calling officer\'s own app tokens' },
+  'GET /api/auth/machine/whoami': { why: 'the calling token itself' },
+  'GET /api/accounts/chat/login': { why: 'member sign-in starts here (a redirect to Discord)' },
+  'GET /api/tools': { why: 'the tools of the token\'s own org' },
+  'POST /api/tools/call': { why: 'tools run for the token\'s own org (checked with victim ids below)' },
+  'POST /api/tools/batch': { why: 'tools run for the token\'s own org' },
+  'GET /api/points/:org/public/leaderboard': { why: 'public leaderboard (spec: member details hidden)', shows: ['discord_id'] },
+  'GET /api/points/:org/public/members': { why: 'public member list (spec: member details hidden)', shows: ['discord_id'] },
+  'GET /api/storefront/:org/products': { why: 'public catalog' },
+  'GET /api/storefront/:org/products/:id': { why: 'public catalog' },
+  'GET /api/storefront/:org/store': { why: 'public store page' },
+  'POST /api/storefront/:org/checkout': { why: 'any storefront member may shop with their own points in any org\'s storefront' },
+  'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
+  'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
+};
+
+const REFUSALS = new Set([401, 403, 404]);
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const openEntry = (key: string) => Object.keys(OPEN).find((e) => (e.endsWith('*') ? key.startsWith(e.slice(0, -1)) : e === key));
+const hasOrg = (route: RouteCase) => route.path.split('/').includes(':org');
+const lower = (s: string) => s.toLowerCase();
+
+t.test('cross-org matrix: routes and tools refuse outsiders, leak nothing and change nothing of another org', async (t) => {
+  const world = await startCrossOrgWorld(t);
+  const { quad, victim, attacker } = world;
+  const routes = listRoutes(quad.api);
+  t.ok(routes.length >= 50, `${routes.length} routes found`);
+
+  await t.test('every OPEN entry names a route the app serves', async (t) => {
+    for (const entry of Object.keys(OPEN)) t.ok(routes.some((r) => openEntry(r.key) === entry), entry);
+  });
+
+  const targetOf = (orgRef: string, snapshot: Awaited<ReturnType<typeof world.snapshot>>): Target =>
+    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot) });
+  const victimRefs = [victim.org.prefix, String(victim.org.id)];
+
+  // Controls, before the snapshot: the victim's own people reach every GET route that takes ids with these ids,
+  // so a refusal below is about the caller, not a wrong id.
+  await t.test('the ids used are real: the victim\'s own people get each GET route with them', async (t) => {
+    const seed = await world.snapshot();
+    const own: [string, Record<string, string>][] = [
+      ...CREDENTIALS.map((c): [string, Record<string, string>] => [c, world.headers(victim, c)]),
+      ['superadmin', { authorization: `Bearer ${world.adminToken}` }],
+    ];
+    for (const route of routes.filter((r) => r.method === 'GET' && r.path.includes('/:'))) {
+      for (const orgRef of hasOrg(route) ? victimRefs : [victim.org.prefix]) {
+        const [attempt] = attempts(route, targetOf(orgRef, seed), true);
+        const answers: string[] = [];
+        let reached = false;
+        for (const [name, headers] of own) {
+          const res = await world.call({ ...attempt!, headers });
+          answers.push(`${name} ${res.statusCode}`);
+          if ((reached = res.statusCode < 300)) break;
+        }
+        t.ok(reached, `${route.key} ${attempt!.url}`, { answers });
+      }
+    }
+  });
+
+  const before = await world.snapshot();
+  const secrets = privateValues(before, victim.extraPrivate);
+  t.ok(secrets.filter((s) => s.category === 'email').length >= 1 && secrets.some((s) => s.category === 'student_id'), 'the victim has private member details');
+
+  const problems = new Map<string, string[]>();
+  const problem = (key: string, text: string) => problems.set(key, [...(problems.get(key) ?? []), text]);
+  const opened = new Set<string>();
+  /** Private values the attacker itself has sent (an echo of those is no leak). */
+  const sent = new Set<string>();
+  let calls = 0;
+
+  async function attack(key: string, label: string, attempt: Attempt, headers: Record<string, string>, rule: { refuse: boolean; shows: Category[] }) {
+    const request = lower(`${decodeURIComponent(attempt.url)} ${JSON.stringify(attempt.payload ?? '')}`);
+    for (const s of secrets) if (request.includes(lower(s.value))) sent.add(s.value);
+    const res = await world.call({ ...attempt, headers });
+    calls++;
+    if (process.env.CROSS_ORG_TRACE) appendFileSync(process.env.CROSS_ORG_TRACE, `${res.statusCode} ${key} | ${label} | ${attempt.url} ${JSON.stringify(attempt.payload ?? '')} | ${res.body.slice(0, 160)}\n`);
+    const answer = lower(`${JSON.stringify(res.headers)} ${res.body}`);
+    const leaked = secrets.filter((s: PrivateValue) => !rule.shows.includes(s.category) && !sent.has(s.value) && answer.includes(lower(s.value)));
+    const where = `${label}: ${attempt.method} ${attempt.url}${attempt.payload === undefined ? '' : ` ${JSON.stringify(attempt.payload)}`}`;
+    if (leaked.length) problem(key, `${where} -> ${res.statusCode} leaked ${leaked.map((l) => `${l.category} (${l.where})`).join(', ')}`);
+    const refused = REFUSALS.has(res.statusCode);
+    if (rule.refuse && !refused) problem(key, `${where} -> ${res.statusCode}, not a refusal: ${res.body.slice(0, 300)}`);
+    else if (res.statusCode >= 500) problem(key, `${where} -> ${res.statusCode}: ${res.body.slice(0, 300)}`);
+    if (!refused) {
+      const entry = openEntry(key);
+      if (entry) opened.add(entry);
+      // A call that answered may have revoked the caller's own token (sign-out): sign in again for the next one.
+      if (MUTATING.has(attempt.method)) await world.keepAttackerSignedIn();
+    }
+    return res;
+  }
+
+  // Rows are compared after each route and tool too, to name the one that changed them.
+  let last = await world.fingerprint();
+  async function rowsUnchangedBy(key: string) {
+    const now = await world.fingerprint();
+    const changed = Object.keys({ ...last, ...now }).filter((table) => now[table] !== last[table]);
+    if (changed.length) problem(key, `changed rows of the victim in ${changed.join(', ')}`);
+    last = now;
+  }
+
+  const as = (party: Party, c: CredentialName) => world.headers(party, c);
+  const outsider = (c: CredentialName) => (c === 'none' ? 'no credential' : `${c} of another org`);
+
+  for (const route of routes) {
+    const entry = openEntry(route.key);
+    const shows = entry ? OPEN[entry]!.shows ?? [] : [];
+    if (hasOrg(route)) {
+      // The victim org in the path (by prefix and by id): refused, unless open.
+      for (const orgRef of victimRefs) {
+        for (const attempt of attempts(route, targetOf(orgRef, before), true)) {
+          for (const c of CREDENTIALS) await attack(route.key, outsider(c), attempt, as(attacker, c), { refuse: !entry, shows });
+        }
+      }
+      // The attacker's own org in the path and the victim's ids in the rest: whatever the answer, nothing of the victim.
+      for (const attempt of attempts(route, targetOf(attacker.org.prefix, before))) {
+        for (const c of CREDENTIALS.filter((x) => x !== 'none')) await attack(route.key, `${c} in its own org`, attempt, as(attacker, c), { refuse: false, shows: [] });
+      }
+    } else {
+      for (const attempt of attempts(route, targetOf(victim.org.prefix, before))) {
+        for (const c of CREDENTIALS) await attack(route.key, outsider(c), attempt, as(attacker, c), { refuse: !entry, shows });
+      }
+    }
+    await rowsUnchangedBy(route.key);
+  }
+
+  await t.test('tools: the attacker\'s token (every scope) with the victim\'s ids sees and changes nothing of the victim', async (t) => {
+    const listed = await world.call({ method: 'GET', url: '/api/tools', headers: as(attacker, 'machine') });
+    t.same(listed.json().tools.map((x: { name: string }) => x.name).sort(), [...quad.registry.tools.keys()].sort(), 'the token sees every tool');
+    for (const tool of quad.registry.tools.values()) {
+      for (const args of toolArguments(tool.name, tool.input as Record<string, unknown>, targetOf(victim.org.prefix, before))) {
+        for (const confirm of [false, true]) {
+          const attempt = { method: 'POST', url: '/api/tools/call', payload: { name: tool.name, arguments: args, ...(confirm && { confirm }) } };
+          const res = await attack(`tool ${tool.name}`, 'machine token of another org', attempt, as(attacker, 'machine'), { refuse: false, shows: [] });
+          if (res.json().reason === 'unknown_tool' || res.statusCode === 401 || res.statusCode === 429) problem(`tool ${tool.name}`, `the call did not reach the tool: ${res.statusCode} ${res.body}`);
+        }
+      }
+      await rowsUnchangedBy(`tool ${tool.name}`);
+      t.same(problems.get(`tool ${tool.name}`) ?? [], [], `tool ${tool.name}`);
+    }
+  });
+
+  await t.test('routes: outsiders are refused and see nothing private', async (t) => {
+    for (const route of routes) t.same(problems.get(route.key) ?? [], [], route.key);
+  });
+
+  await t.test('no row of the victim changed', async (t) => {
+    const after = await world.snapshot();
+    const lines = (rows: Record<string, unknown>[] = []) => rows.map((r) => JSON.stringify(r));
+    for (const table of Object.keys({ ...before, ...after })) t.same(lines(after[table]), lines(before[table]), table);
+  });
+
+  await t.test('every OPEN entry is still needed (some outsider got an answer from it)', async (t) => {
+    for (const entry of Object.keys(OPEN)) t.ok(opened.has(entry), entry);
+  });
+  t.comment(`${calls} calls on ${routes.length} routes and ${quad.registry.tools.size} tools`);
+});
