@@ -31,7 +31,6 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /api/auth/machine/whoami': { why: 'the calling token itself' },
   'GET /api/accounts/chat/login': { why: 'member sign-in starts here (a redirect to Discord)' },
   'GET /api/tools': { why: 'the tools of the token\'s own org' },
-  'POST /api/tools/call': { why: 'tools run for the token\'s own org (checked with victim ids below)' },
   'POST /api/tools/batch': { why: 'tools run for the token\'s own org' },
   'GET /api/points/:org/public/leaderboard': { why: 'public leaderboard (spec: member details hidden)', shows: ['discord_id'] },
   'GET /api/points/:org/public/members': { why: 'public member list (spec: member details hidden)', shows: ['discord_id'] },
