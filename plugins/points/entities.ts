@@ -1,5 +1,6 @@
 // The points ledger (table points_entries): signed rows; a member's balance is the sum of their rows in the org.
-// Members are rows of the core `users` table, referenced by id (user_id).
+// Members are rows of the core `users` table, referenced by id (user_id); what each org knows of them is its row of
+// points_members.
 import { defineOrgEntity, p } from '@quad/core';
 
 export const ENTRY_SOURCES = ['award', 'checkin', 'message', 'order', 'refund'] as const;
@@ -19,5 +20,23 @@ export const PointsEntry = defineOrgEntity({
     messageId: p.string().nullable(),
     ref: p.string().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+
+/**
+ * What an org knows of a member (table points_members, one row per org and member): the student id it recorded and
+ * whether it knows them by email or through Discord. The core `users` row is shared by every org; member views show
+ * its email, chat user id and username only as far as this row allows (member-view.ts).
+ */
+export const PointsMember = defineOrgEntity({
+  name: 'PointsMember',
+  tableName: 'points_members',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    userId: p.integer(),
+    studentId: p.string().nullable(),
+    knownByEmail: p.boolean().default(false),
+    knownByDiscord: p.boolean().default(false),
+    firstSeenAt: p.datetime().onCreate(() => new Date()),
   },
 });

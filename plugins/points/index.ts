@@ -3,13 +3,13 @@
 // ledger through the service `points.ledger` (provided below), never by importing this package: the store spends
 // points through it, inside its own transaction.
 import { defineModule, provide, Type } from '@quad/core';
-import { PointsEntry } from './entities.js';
+import { PointsEntry, PointsMember } from './entities.js';
 import { ledger, pointsLedger } from './ledger.js';
 import { pointsRoutes } from './routes.js';
 import { gatewayDaemon } from './gateway.js';
 import { pointsDashboard } from './dashboard.js';
 
-export { pointsLedger, type PointsLedger, type Member, type NewEntry, type EntryView } from './ledger.js';
+export { pointsLedger, type PointsLedger, type Member, type MemberView, type KnownBy, type NewEntry, type EntryView } from './ledger.js';
 export { awardForMessage, recordMemberJoined, messageFromGateway, memberFromGateway, snowflakeTime, type MessageSeen, type MessageAward } from './messages.js';
 export { readCheckins, parseCsv, CHECKIN_MAX_ROWS, type CheckinRow, type CsvProblem } from './csv.js';
 export { gatewayDaemon, restBase, GATEWAY_INTENTS } from './gateway.js';
@@ -20,7 +20,7 @@ export default defineModule({
   description: 'Members earn points for messages, event check-ins and officer awards; leaderboards and member lists.',
   category: 'Engagement',
   coreVersion: '^0.1.0',
-  entities: [PointsEntry],
+  entities: [PointsEntry, PointsMember],
   provides: [provide(pointsLedger, ledger)],
   migrations: new URL('./migrations/', import.meta.url),
   routes: pointsRoutes,

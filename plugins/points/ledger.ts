@@ -1,49 +1,50 @@
-// The ledger: members (core `users` rows), the per-member lock, balances, rows. Everything takes the caller's
-// EntityManager, so it joins the caller's transaction. Other modules (the store) use it as the service
-// `points.ledger` (`pointsLedger` below), never by importing this package.
+// The ledger: members, the per-member lock, balances, rows. Everything takes the caller's EntityManager, so it joins
+// the caller's transaction. Other modules (the store) use it as the service `points.ledger` (`pointsLedger` below),
+// never by importing this package.
+//
+// A person is a row of the core `users` table, which every org shares; what one org knows of them (its student id
+// for them, whether it knows them by email or through Discord) is that org's row of `points_members`. Views of a
+// member always go through it (member-view.ts), so no org reads what another org recorded.
 import { defineService, type EntityManager } from '@quad/core';
 import { PointsEntry, type EntrySource } from './entities.js';
+import { SEEN_COLUMNS, type MemberView } from './member-view.js';
 
-/** A member as the points module sees them: a row of the core `users` table. */
+export type { MemberView } from './member-view.js';
+
+/** A person: a row of the core `users` table. Not a view: show a member through `memberOf`/`membersOf`. */
 export interface Member {
   id: number;
   chatUserId: string | null;
   username: string | null;
   email: string | null;
-  studentId: string | null;
 }
 
-interface UserRow { id: number; chat_user_id: string | null; username: string | null; email: string | null; student_id: string | null }
-const toMember = (r: UserRow): Member => ({ id: r.id, chatUserId: r.chat_user_id, username: r.username, email: r.email, studentId: r.student_id });
-const USER_COLUMNS = 'id, chat_user_id, username, email, student_id';
+interface UserRow { id: number; chat_user_id: string | null; username: string | null; email: string | null }
+const toMember = (r: UserRow): Member => ({ id: r.id, chatUserId: r.chat_user_id, username: r.username, email: r.email });
+const USER_COLUMNS = 'id, chat_user_id, username, email';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/** The member with this email (stored lower-case), or null. */
+/** The person with this email (stored lower-case), or null. */
 export async function memberByEmail(em: EntityManager, email: string): Promise<Member | null> {
   const [row] = await em.execute<UserRow[]>(`select ${USER_COLUMNS} from users where email = ?`, [normalizeEmail(email)]);
   return row ? toMember(row) : null;
 }
 
-/** The member with this chat user id, or null. */
+/** The person with this chat user id, or null. */
 export async function memberByChatUserId(em: EntityManager, chatUserId: string): Promise<Member | null> {
   const [row] = await em.execute<UserRow[]>(`select ${USER_COLUMNS} from users where chat_user_id = ?`, [chatUserId]);
   return row ? toMember(row) : null;
 }
 
-/** The member with this email, created when there is none (concurrent callers get the same row). */
-export async function ensureMemberByEmail(em: EntityManager, email: string, extra: { studentId?: string | null } = {}): Promise<Member> {
+/** The person with this email, created when there is none (concurrent callers get the same row). */
+export async function ensureMemberByEmail(em: EntityManager, email: string): Promise<Member> {
   const address = normalizeEmail(email);
-  await em.execute('insert into users (email, student_id) values (?, ?) on conflict (email) do nothing', [address, extra.studentId ?? null]);
-  const member = (await memberByEmail(em, address))!;
-  if (extra.studentId && !member.studentId) {
-    await em.execute('update users set student_id = ? where id = ? and student_id is null', [extra.studentId, member.id]);
-    member.studentId = extra.studentId;
-  }
-  return member;
+  await em.execute('insert into users (email) values (?) on conflict (email) do nothing', [address]);
+  return (await memberByEmail(em, address))!;
 }
 
-/** The member with this chat user id, created when there is none; a known username is kept up to date. */
+/** The person with this chat user id, created when there is none; a known username is kept up to date. */
 export async function ensureMemberByChatUserId(em: EntityManager, chatUserId: string, username?: string | null): Promise<Member> {
   await em.execute(
     `insert into users (chat_user_id, username) values (?, ?) on conflict (chat_user_id) do
@@ -51,6 +52,68 @@ export async function ensureMemberByChatUserId(em: EntityManager, chatUserId: st
     [chatUserId, username ?? null],
   );
   return (await memberByChatUserId(em, chatUserId))!;
+}
+
+/** How an org came to know a member: by their email, or by their Discord id. */
+export type KnownBy = 'email' | 'discord';
+
+/**
+ * Record in the org's points_members row that it knows the member (`by`), with the student id it recorded (a
+ * student id already recorded stays). The row is updated, and so locked, only when this adds something.
+ */
+export async function noteMember(em: EntityManager, orgId: number, userId: number, by: KnownBy, studentId?: string | null): Promise<void> {
+  const byEmail = by === 'email';
+  const inserted = await em.execute(
+    `insert into points_members (organization_id, user_id, student_id, known_by_email, known_by_discord) values (?, ?, ?, ?, ?)
+     on conflict (organization_id, user_id) do nothing returning id`, [orgId, userId, studentId ?? null, byEmail, !byEmail]);
+  if (inserted.length) return;
+  const flag = byEmail ? 'known_by_email' : 'known_by_discord';
+  const sets = [`${flag} = true`];
+  const news = [`not ${flag}`];
+  const params: unknown[] = [];
+  if (studentId) { sets.push('student_id = coalesce(student_id, ?)'); news.push('student_id is null'); params.push(studentId); }
+  await em.execute(`update points_members set ${sets.join(', ')} where organization_id = ? and user_id = ? and (${news.join(' or ')})`,
+    [...params, orgId, userId] as never[]);
+}
+
+const needsTransaction = (em: EntityManager, what: string) => {
+  if (!em.isInTransaction()) throw new Error(`${what} needs a transaction (em.transactional): it writes users and points_members together`);
+};
+
+/**
+ * The org learns of a member by email (an award, a check-in row, a storefront order): the person, created when
+ * new, and the org's record of them. Inside the caller's transaction, so a refused request leaves neither.
+ */
+export async function joinByEmail(em: EntityManager, orgId: number, email: string, opts: { studentId?: string | null } = {}): Promise<Member> {
+  needsTransaction(em, 'joinByEmail');
+  const member = await ensureMemberByEmail(em, email);
+  await noteMember(em, orgId, member.id, 'email', opts.studentId);
+  return member;
+}
+
+/**
+ * The org learns of a member by their Discord id (an award, a check-in row, a message or join on its server, an
+ * order with a Discord session). Inside the caller's transaction.
+ */
+export async function joinByChatUserId(em: EntityManager, orgId: number, chatUserId: string, opts: { username?: string | null; studentId?: string | null } = {}): Promise<Member> {
+  needsTransaction(em, 'joinByChatUserId');
+  const member = await ensureMemberByChatUserId(em, chatUserId, opts.username);
+  await noteMember(em, orgId, member.id, 'discord', opts.studentId);
+  return member;
+}
+
+/** Members as the org sees them (see member-view.ts); a user the org has no record of is left out. */
+export async function membersOf(em: EntityManager, orgId: number, userIds: readonly number[]): Promise<MemberView[]> {
+  const ids = [...new Set(userIds)];
+  if (!ids.length) return [];
+  return em.execute<MemberView[]>(
+    `select ${SEEN_COLUMNS} from points_members m join users u on u.id = m.user_id
+      where m.organization_id = ? and m.user_id in (${ids.map(() => '?').join(', ')}) order by u.id`, [orgId, ...ids]);
+}
+
+/** One member as the org sees them, or null when the org has no record of them. */
+export async function memberOf(em: EntityManager, orgId: number, userId: number): Promise<MemberView | null> {
+  return (await membersOf(em, orgId, [userId]))[0] ?? null;
 }
 
 /**
@@ -130,13 +193,13 @@ export function entryView(e: { id: number; userId: number; amount: number; sourc
 
 /** The service `points.ledger`: what other modules may do with the ledger. */
 export const ledger = {
-  normalizeEmail, memberByEmail, memberByChatUserId, ensureMemberByEmail, ensureMemberByChatUserId,
+  normalizeEmail, memberByEmail, memberByChatUserId, joinByEmail, joinByChatUserId, memberOf, membersOf,
   lockMember, balanceOf, addEntry, entriesOf, hasEntries,
 };
 export type PointsLedger = typeof ledger;
 
 export const pointsLedger = defineService<PointsLedger>({
   id: 'points.ledger',
-  description: 'Members, the per-member lock, balances and ledger rows, in the caller\'s transaction',
+  description: 'Members as each org knows them, the per-member lock, balances and ledger rows, in the caller\'s transaction',
   methods: Object.keys(ledger) as (keyof PointsLedger)[],
 });

@@ -3,7 +3,7 @@
 // Safe under concurrency (the member lock) and idempotent per message id (a unique index): a redelivered or
 // replayed message never pays twice.
 import { ORG_FILTER, Organization, type CoreServices, type DaemonContext, type EntityManager } from '@quad/core';
-import { addEntry, ensureMemberByChatUserId, lockMember } from './ledger.js';
+import { addEntry, joinByChatUserId, lockMember } from './ledger.js';
 
 type MikroORM = DaemonContext['orm'];
 
@@ -60,10 +60,11 @@ export async function awardForMessage(orm: MikroORM, services: Pick<CoreServices
   if (!services.registry.isEnabled(org.modules, 'points')) return { awarded: false, why: 'module_off' };
   if (org.pointsPerMessage <= 0) return { awarded: false, why: 'no_points' };
   em.setFilterParams(ORG_FILTER, { orgId: org.id });
-  const member = await ensureMemberByChatUserId(em, msg.chatUserId, msg.username);
   const at = msg.at ?? new Date();
   try {
     return await em.transactional(async (tx: EntityManager) => {
+      // The member wrote on the org's server: the org knows them through Discord (even when the cooldown pays nothing).
+      const member = await joinByChatUserId(tx, org.id, msg.chatUserId, { username: msg.username });
       await lockMember(tx, org.id, member.id);
       const [dup] = await tx.execute('select 1 from points_entries where organization_id = ? and message_id = ?', [org.id, msg.messageId]);
       if (dup) return { awarded: false, why: 'duplicate' } as const;
@@ -88,11 +89,14 @@ export async function awardForMessage(orm: MikroORM, services: Pick<CoreServices
   }
 }
 
-/** Record a member who joined a server bound to an org (a `users` row with their chat user id and username). */
+/**
+ * Record a member who joined a server bound to an org: a `users` row with their chat user id and username, and the
+ * org's record that it knows them through Discord.
+ */
 export async function recordMemberJoined(orm: MikroORM, joined: { guildId: string; chatUserId: string; username: string | null }): Promise<boolean> {
   const em = orm.em.fork();
   const org = await em.findOne(Organization, { discordGuildId: joined.guildId });
   if (!org) return false;
-  await ensureMemberByChatUserId(em, joined.chatUserId, joined.username);
+  await em.transactional((tx) => joinByChatUserId(tx, org.id, joined.chatUserId, { username: joined.username }));
   return true;
 }

@@ -1,6 +1,8 @@
 // Read models of the points module: members with their balances, the leaderboard, events. Raw SQL (aggregates
-// over the ledger joined to the core users table), so every query names the org explicitly.
+// over the ledger joined to the core users table), so every query names the org explicitly. Member details are the
+// org's own (member-view.ts): what another org recorded of a person never shows, nor matches a search.
 import type { EntityManager } from '@quad/core';
+import { SEEN, SEEN_COLUMNS, joinSeen } from './member-view.js';
 
 export interface MemberSummary {
   user_id: number; chat_user_id: string | null; username: string | null; email: string | null; student_id: string | null;
@@ -8,48 +10,52 @@ export interface MemberSummary {
 }
 
 interface SummaryRow {
-  id: number; chat_user_id: string | null; username: string | null; email: string | null; student_id: string | null;
+  user_id: number; chat_user_id: string | null; username: string | null; email: string | null; student_id: string | null;
   balance: string; earned: string | null; spent: string | null; last_activity_at: Date | null; total?: string; rank?: string;
 }
 
 const summary = (r: SummaryRow): MemberSummary => ({
-  user_id: r.id, chat_user_id: r.chat_user_id, username: r.username, email: r.email, student_id: r.student_id,
+  user_id: r.user_id, chat_user_id: r.chat_user_id, username: r.username, email: r.email, student_id: r.student_id,
   balance: Number(r.balance), earned: Number(r.earned ?? 0), spent: Number(r.spent ?? 0),
   last_activity_at: r.last_activity_at ? new Date(r.last_activity_at).toISOString() : null,
 });
 
-const SUMMARY = `u.id, u.chat_user_id, u.username, u.email, u.student_id,
+const SUMMARY = `${SEEN_COLUMNS},
   sum(e.amount) as balance,
   sum(e.amount) filter (where e.amount > 0) as earned,
   -sum(e.amount) filter (where e.amount < 0) as spent,
   max(e.created_at) as last_activity_at`;
 
 export type MemberSort = 'name' | 'balance' | 'recent';
+/** The ledger rows of an org, each with its member's users row (u) and the org's record of them (m). */
+const FROM = `points_entries e ${joinSeen('e')}`;
+const GROUP = 'group by u.id, m.id';
+
 const ORDER: Record<MemberSort, string> = {
-  name: 'lower(coalesce(u.username, u.email, u.chat_user_id)) asc, u.id asc',
+  name: `lower(coalesce(${SEEN.username}, ${SEEN.email}, ${SEEN.chatUserId})) asc, u.id asc`,
   balance: 'balance desc, u.id asc',
   recent: 'last_activity_at desc, u.id asc',
 };
 
-/** Members with at least one row in the org, with balances; `q` matches username, email or chat user id. */
+/** Members with at least one row in the org, with balances; `q` matches the username, email, chat user id or student id the org knows. */
 export async function listMembers(em: EntityManager, orgId: number, opts: { q?: string; sort: MemberSort; page: number; perPage: number }) {
   const params: unknown[] = [orgId];
   let filter = '';
   if (opts.q) {
     const like = `%${opts.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    filter = 'and (u.username ilike ? or u.email ilike ? or u.chat_user_id = ? or u.student_id = ?)';
+    filter = `and (${SEEN.username} ilike ? or ${SEEN.email} ilike ? or ${SEEN.chatUserId} = ? or ${SEEN.studentId} = ?)`;
     params.push(like, like, opts.q, opts.q);
   }
   params.push(opts.perPage, (opts.page - 1) * opts.perPage);
   const rows = await em.execute<SummaryRow[]>(
     `select ${SUMMARY}, count(*) over () as total
-       from points_entries e join users u on u.id = e.user_id
+       from ${FROM}
       where e.organization_id = ? ${filter}
-      group by u.id order by ${ORDER[opts.sort]} limit ? offset ?`, params as never[]);
+      ${GROUP} order by ${ORDER[opts.sort]} limit ? offset ?`, params as never[]);
   let total = rows.length ? Number(rows[0]!.total) : 0;
   if (!rows.length && opts.page > 1) {
     const [c] = await em.execute<{ n: string }[]>(
-      `select count(distinct e.user_id) as n from points_entries e join users u on u.id = e.user_id where e.organization_id = ? ${filter}`,
+      `select count(distinct e.user_id) as n from ${FROM} where e.organization_id = ? ${filter}`,
       params.slice(0, -2) as never[]);
     total = Number(c!.n);
   }
@@ -61,10 +67,10 @@ export async function leaderboard(em: EntityManager, orgId: number, limit: numbe
   const rows = await em.execute<SummaryRow[]>(
     `select * from (
        select ${SUMMARY}, rank() over (order by sum(e.amount) desc) as rank
-         from points_entries e join users u on u.id = e.user_id
+         from ${FROM}
         where e.organization_id = ?
-        group by u.id) ranked
-      where balance > 0 order by rank, id limit ?`, [orgId, limit]);
+        ${GROUP}) ranked
+      where balance > 0 order by rank, user_id limit ?`, [orgId, limit]);
   return rows.map((r) => ({ rank: Number(r.rank), ...summary(r) }));
 }
 
@@ -74,8 +80,7 @@ export async function leaderboard(em: EntityManager, orgId: number, limit: numbe
  */
 export async function memberSummary(em: EntityManager, orgId: number, userId: number): Promise<MemberSummary | null> {
   const [row] = await em.execute<SummaryRow[]>(
-    `select ${SUMMARY} from users u join points_entries e on e.user_id = u.id and e.organization_id = ?
-      where u.id = ? group by u.id`, [orgId, userId]);
+    `select ${SUMMARY} from ${FROM} where e.organization_id = ? and e.user_id = ? ${GROUP}`, [orgId, userId]);
   return row ? summary(row) : null;
 }
 

@@ -2,13 +2,13 @@
 // events and read members; everyone may read the public leaderboard and member list (member details hidden).
 // POST /api/points/<org>/member_login belongs to the core (storefront sign-in).
 import {
-  DiscordRequestError, DiscordUnavailable, ErrorBody, HttpError, OrgParams, OrgRef, Type, badRequest, credentialOf, notFound, pageOf, pageWindow,
+  DiscordRequestError, ErrorBody, HttpError, OrgParams, OrgRef, Type, badRequest, credentialOf, notFound, pageOf, pageWindow,
   type Caller, type EntityManager, type OrgSnapshot, type RoutesPlugin,
 } from '@quad/core';
 import { PointsEntry } from './entities.js';
-import { readCheckins } from './csv.js';
+import { readCheckins, type CheckinRow } from './csv.js';
 import {
-  addEntry, balanceOf, ensureMemberByChatUserId, ensureMemberByEmail, entriesOf, entryView, lockMember, type Member,
+  addEntry, balanceOf, entriesOf, entryView, joinByChatUserId, joinByEmail, lockMember, memberOf, type Member,
 } from './ledger.js';
 import { leaderboard, listEvents, listMembers, memberSummary } from './queries.js';
 import {
@@ -16,36 +16,49 @@ import {
 } from './schemas.js';
 
 /** The parts of a request the helpers read. */
-interface FastifyRequestLike { caller: Caller | null; org: OrgSnapshot | null }
+interface FastifyRequestLike { caller: Caller | null; org: OrgSnapshot | null; log: { warn(details: object, message: string): void } }
 
 const officer = { auth: 'officer' as const };
 const secured = [{ bearer: [] }];
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
-const memberRef = (m: Member) => ({ user_id: m.id, chat_user_id: m.chatUserId, username: m.username, email: m.email, student_id: m.studentId });
-const actorOf = (request: FastifyRequestLike) => request.caller?.actor ?? 'anonymous';
+const actorOf = (request: { caller: Caller | null }) => request.caller?.actor ?? 'anonymous';
 
-/** Discord errors as HTTP answers: unavailable → 503, refused → 502. */
-function discordError(err: unknown): never {
-  if (err instanceof DiscordUnavailable) throw new HttpError(503, 'Discord is unavailable; try again shortly', 'bot_unavailable');
-  if (err instanceof DiscordRequestError) throw new HttpError(502, `Discord refused the member search: ${err.message}`, 'discord_error');
-  throw err;
-}
+/** Whom an award names, once looked up (no rows written yet). */
+type Awardee = { email: string } | { chatUserId: string; username?: string };
+
+/** The person, created when new, and the org's record of them: in the caller's transaction. */
+const join = (em: EntityManager, orgId: number, who: Awardee): Promise<Member> =>
+  'email' in who ? joinByEmail(em, orgId, who.email) : joinByChatUserId(em, orgId, who.chatUserId, { username: who.username });
+
+const memberKey = (row: CheckinRow) => row.email ? `e:${row.email}` : `d:${row.chatUserId}`;
+
+/** A check-in row's member: by email when the row has one, else by chat user id. */
+const joinCheckin = (em: EntityManager, orgId: number, row: CheckinRow): Promise<Member> =>
+  row.email ? joinByEmail(em, orgId, row.email, { studentId: row.studentId }) : joinByChatUserId(em, orgId, row.chatUserId!, { studentId: row.studentId });
 
 export const pointsRoutes: RoutesPlugin = async (app) => {
-  /** The member an award names: by email, Discord username (through the bot) or chat user id. */
-  async function resolveAwardee(request: FastifyRequestLike, em: EntityManager, body: { email?: string; username?: string; chat_user_id?: string }): Promise<Member> {
+  /**
+   * The member an award names: by email, chat user id or Discord username (through the bot, before any
+   * transaction opens). Discord being unavailable is the core's 503 `bot_unavailable`; a refusal is a 502 whose
+   * body carries no Discord text (the detail goes to the log).
+   */
+  async function identify(request: FastifyRequestLike, body: { email?: string; username?: string; chat_user_id?: string }): Promise<Awardee> {
     const given = [body.email, body.username, body.chat_user_id].filter((v) => v !== undefined);
     if (given.length !== 1) throw badRequest('Name exactly one of email, username or chat_user_id', 'one_member_identifier');
-    if (body.email !== undefined) return ensureMemberByEmail(em, body.email);
-    if (body.chat_user_id !== undefined) return ensureMemberByChatUserId(em, body.chat_user_id);
+    if (body.email !== undefined) return { email: body.email };
+    if (body.chat_user_id !== undefined) return { chatUserId: body.chat_user_id };
     const org = request.org!;
     if (!org.discordGuildId) throw badRequest('This org is not bound to a Discord server, so usernames cannot be looked up', 'no_server');
     const wanted = body.username!.trim().replace(/^@/, '').toLowerCase();
-    const found = await app.quad.discord.searchMembers(org.discordGuildId, wanted, 100).catch(discordError);
+    const found = await app.quad.discord.searchMembers(org.discordGuildId, wanted, 100).catch((err: unknown) => {
+      if (!(err instanceof DiscordRequestError)) throw err;
+      request.log.warn({ err }, 'points: Discord refused a member search');
+      throw new HttpError(502, 'Discord refused the member search', 'discord_error', { discord_status: err.status });
+    });
     const match = found.find((m) => m.user.username.toLowerCase() === wanted);
     if (!match) throw notFound(`No member of the org's Discord server has the username "${wanted}"`, 'member_not_found');
-    return ensureMemberByChatUserId(em, match.user.id, match.user.username);
+    return { chatUserId: match.user.id, username: match.user.username };
   }
 
   app.post('/api/points/:org/awards', {
@@ -66,8 +79,10 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   }, async (request, reply) => {
     const org = request.org!;
     const b = request.body;
-    const member = await resolveAwardee(request, request.em, b);
+    const who = await identify(request, b);
+    // One transaction: the member's row and the org's record of them are written with the award, or not at all.
     const result = await request.em.transactional(async (em) => {
+      const member = await join(em, org.id, who);
       await lockMember(em, org.id, member.id);
       const before = await balanceOf(em, org.id, member.id);
       if (before + b.amount < 0) {
@@ -78,9 +93,9 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
         eventName: b.event?.trim() || null, awardedBy: actorOf(request),
       });
       await request.audit(em, 'points.award', { user_id: member.id, amount: b.amount, event: entry.eventName });
-      return { entry, balance: before + b.amount };
+      return { entry, member: (await memberOf(em, org.id, member.id))!, balance: before + b.amount };
     });
-    return reply.code(201).send({ entry: entryView(result.entry), member: memberRef(member), balance: result.balance });
+    return reply.code(201).send({ entry: entryView(result.entry), member: result.member, balance: result.balance });
   });
 
   app.post('/api/points/:org/checkins', {
@@ -120,8 +135,10 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       let awarded = 0;
       let points = 0;
       const skipped: { row: number; reason: string }[] = [];
-      for (const row of rows) {
-        const member = row.email ? await ensureMemberByEmail(em, row.email, { studentId: row.studentId }) : await ensureMemberByChatUserId(em, row.chatUserId!);
+      // In the order of the members' keys, so two uploads naming the same people take their row locks in one
+      // order (a repeated member keeps its first line: the sort is stable).
+      for (const row of [...rows].sort((x, y) => memberKey(x).localeCompare(memberKey(y)))) {
+        const member = await joinCheckin(em, org.id, row);
         // Once per member and event: a second upload of the same sheet (or a repeated line) changes nothing.
         const inserted = await em.execute<{ id: string }[]>(
           `insert into points_entries (organization_id, user_id, amount, source, reason, event_name, awarded_by)
@@ -130,6 +147,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
           [org.id, member.id, row.points, reason, event, actorOf(request)]);
         if (inserted.length) { awarded++; points += row.points; } else skipped.push({ row: row.row, reason: 'already checked in to this event' });
       }
+      skipped.sort((x, y) => x.row - y.row);
       await request.audit(em, 'points.checkins', { event, awarded, skipped: skipped.length });
       return { event, awarded, points, skipped };
     });

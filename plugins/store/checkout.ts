@@ -1,15 +1,19 @@
-// Checkout: the spec's steps in order, in ONE transaction, serialized per member. The member lock (the points
-// ledger's lockMember) is taken first, so two orders of one member never read the same balance; products are locked in id
-// order and stock is lowered only where it suffices, so stock never goes below zero. Any failure rolls the whole
-// transaction back: no order, no points row, no stock change.
+// Checkout: the spec's steps in order, in ONE transaction, serialized per member. The buyer's member row (and the
+// org's record of them) is written first inside it, then the member lock (the points ledger's lockMember) is
+// taken, so two orders of one member never read the same balance; products are locked in id order and stock is
+// lowered only where it suffices, so stock never goes below zero. Any failure rolls the whole transaction back: no
+// order, no points row, no stock change, no new member.
 import { HttpError, conflict, badRequest, type CoreServices, type EntityManager } from '@quad/core';
 import type { Member, PointsLedger } from './points-ledger.js';
 import { Order, OrderItem, type OrderChannel } from './entities.js';
 
 export interface CheckoutItem { product_id: number; quantity: number; price: number }
+/** Who orders: a storefront member by email, or a member with a Discord session by chat user id. */
+export type Buyer = { email: string } | { chatUserId: string; username?: string | null };
+
 export interface CheckoutInput {
   orgId: number;
-  member: Member;
+  buyer: Buyer;
   items: CheckoutItem[];
   /** The total the client computed; compared with the catalog, never used. */
   total: number;
@@ -37,8 +41,11 @@ export async function withRetry<T>(work: () => Promise<T>): Promise<T> {
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
+/** The buyer as the order's notification names them: the identifier they ordered with. */
+const buyerName = (b: Buyer) => 'email' in b ? b.email : b.username ?? b.chatUserId;
+
 export async function checkout(em: EntityManager, services: Pick<CoreServices, 'emit'>, ledger: PointsLedger, input: CheckoutInput) {
-  const { orgId, member } = input;
+  const { orgId, buyer } = input;
   const seen = new Set<number>();
   for (const item of input.items) {
     if (seen.has(item.product_id)) throw badRequest(`Product ${item.product_id} is listed twice; send one line with its quantity`, 'duplicate_item');
@@ -47,6 +54,9 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
   const ids = [...seen].sort((a, b) => a - b);
 
   return withRetry(() => em.transactional(async (tx) => {
+    const member: Member = 'email' in buyer
+      ? await ledger.joinByEmail(tx, orgId, buyer.email)
+      : await ledger.joinByChatUserId(tx, orgId, buyer.chatUserId, { username: buyer.username });
     await ledger.lockMember(tx, orgId, member.id);
     const products = await tx.execute<LockedProduct[]>(
       `select id, name, price, stock from products where organization_id = ? and id in (${placeholders(ids.length)}) order by id for update`,
@@ -89,9 +99,8 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     }));
     await tx.flush();
     // 5. order.created (a notification for the officers).
-    const who = member.email ?? member.username ?? member.chatUserId ?? `user ${member.id}`;
     await services.emit(tx, {
-      orgId, kind: 'order.created', title: `New order #${order.id} from ${who}`,
+      orgId, kind: 'order.created', title: `New order #${order.id} from ${buyerName(buyer)}`,
       message: items.map((i) => `${i.quantity} × ${i.name}`).join(', ') + ` — ${catalogTotal} points`,
       data: { order_id: order.id, user_id: member.id, total: catalogTotal, channel: input.channel, items: items.map((i) => ({ product_id: i.productId, name: i.name, price: i.price, quantity: i.quantity })) },
     });
@@ -99,6 +108,6 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     if (catalogTotal > 0) {
       await ledger.addEntry(tx, { orgId, userId: member.id, amount: -catalogTotal, source: 'order', reason: `Order #${order.id}`, awardedBy: input.actor, ref: `order:${order.id}` });
     }
-    return { order, items, pointsDeducted: catalogTotal, balance: balance - catalogTotal };
+    return { order, items, member, pointsDeducted: catalogTotal, balance: balance - catalogTotal };
   }));
 }

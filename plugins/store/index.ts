@@ -8,7 +8,7 @@ import { pointsLedger } from './points-ledger.js';
 import { storeDashboard } from './dashboard.js';
 
 export { Product, Order, OrderItem, ORDER_STATUSES, type OrderStatus } from './entities.js';
-export { checkout, type CheckoutInput, type CheckoutItem } from './checkout.js';
+export { checkout, type Buyer, type CheckoutInput, type CheckoutItem } from './checkout.js';
 export { allowedMoves, changeOrder } from './orders.js';
 
 export default defineModule({

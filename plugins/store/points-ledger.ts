@@ -5,8 +5,11 @@
 // implementation fits this interface.
 import { defineService, type EntityManager } from '@quad/core';
 
-/** A member (a row of the core `users` table), with what the store shows of them. */
+/** A person (a row of the core `users` table, shared by every org). Never shown as is: see `membersOf`. */
 export interface Member { id: number; chatUserId: string | null; username: string | null; email: string | null }
+
+/** A member as one org knows them: identifiers the org did not learn itself are null. */
+export interface MemberView { user_id: number; email: string | null; username: string | null; chat_user_id: string | null }
 
 export interface LedgerEntry {
   id: number; amount: number; source: string; reason: string; event_name: string | null; created_at: string;
@@ -16,8 +19,13 @@ export interface PointsLedger {
   /** Emails are stored trimmed and lower-case. */
   normalizeEmail(email: string): string;
   memberByEmail(em: EntityManager, email: string): Promise<Member | null>;
-  ensureMemberByEmail(em: EntityManager, email: string): Promise<Member>;
-  ensureMemberByChatUserId(em: EntityManager, chatUserId: string, username?: string | null): Promise<Member>;
+  memberByChatUserId(em: EntityManager, chatUserId: string): Promise<Member | null>;
+  /** The org learns of a member by email (a storefront order): the person, created when new; in the caller's transaction. */
+  joinByEmail(em: EntityManager, orgId: number, email: string): Promise<Member>;
+  /** The org learns of a member through Discord (an order with a Discord session); in the caller's transaction. */
+  joinByChatUserId(em: EntityManager, orgId: number, chatUserId: string, opts?: { username?: string | null }): Promise<Member>;
+  /** Members as the org knows them; users the org has no record of are left out. */
+  membersOf(em: EntityManager, orgId: number, userIds: readonly number[]): Promise<MemberView[]>;
   /** Serialize a member's spends in an org; first thing inside the transaction that reads the balance and writes. */
   lockMember(em: EntityManager, orgId: number, userId: number): Promise<void>;
   balanceOf(em: EntityManager, orgId: number, userId: number): Promise<number>;
@@ -31,5 +39,8 @@ export interface PointsLedger {
 
 export const pointsLedger = defineService<PointsLedger>({
   id: 'points.ledger',
-  methods: ['normalizeEmail', 'memberByEmail', 'ensureMemberByEmail', 'ensureMemberByChatUserId', 'lockMember', 'balanceOf', 'addEntry', 'entriesOf'],
+  methods: [
+    'normalizeEmail', 'memberByEmail', 'memberByChatUserId', 'joinByEmail', 'joinByChatUserId', 'membersOf',
+    'lockMember', 'balanceOf', 'addEntry', 'entriesOf',
+  ],
 });

@@ -2,7 +2,7 @@
 // schemas, the store page, the member's wallet and placing an order.
 import { OrgRef, Type, pageOf, type Caller, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { Product, type OrderChannel } from './entities.js';
-import { checkout } from './checkout.js';
+import { checkout, type Buyer } from './checkout.js';
 import { pointsLedger, type Member, type PointsLedger } from './points-ledger.js';
 import { OrderOut, orderView, productView, ProductOut } from './views.js';
 
@@ -65,13 +65,13 @@ export async function wallet(ledger: PointsLedger, em: EntityManager, orgId: num
   };
 }
 
-/** Checkout for a member through a channel; the answer of both order routes. */
+/** Checkout for a buyer through a channel; the answer of both order routes. */
 export async function placeOrder(
   services: CoreServices, request: RequestLike & { body: { items: { product_id: number; quantity: number; price: number }[]; total: number } },
-  member: Member, channel: OrderChannel,
+  buyer: Buyer, channel: OrderChannel,
 ) {
   const result = await checkout(request.em, services, ledgerOf(services), {
-    orgId: request.org!.id, member, items: request.body.items, total: request.body.total, channel, actor: request.caller!.actor,
+    orgId: request.org!.id, buyer, items: request.body.items, total: request.body.total, channel, actor: request.caller!.actor,
   });
   return { order: orderView(result.order, result.items), points_deducted: result.pointsDeducted, balance: result.balance };
 }

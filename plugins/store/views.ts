@@ -1,5 +1,6 @@
 // Schemas and views of the store's records (they become the OpenAPI document).
-import { Type, User, pageWindow, pagingQuery, type EntityManager } from '@quad/core';
+import { Type, pageWindow, pagingQuery, type EntityManager } from '@quad/core';
+import type { PointsLedger } from './points-ledger.js';
 import { Order, OrderItem, ORDER_STATUSES, type OrderChannel, type OrderStatus } from './entities.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -44,19 +45,26 @@ export function orderView(o: OrderLike, items: ItemLike[], member?: MemberInfo) 
   };
 }
 
-/** Orders (newest first) with their items, and for officers who placed them. */
-export async function loadOrders(em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number }, opts: { page: number; per_page: number; withMember: boolean }) {
+const NOBODY: MemberInfo = { email: null, username: null, chat_user_id: null };
+
+/**
+ * Orders (newest first) with their items, and, for officers (`members`), who placed them as the org knows them
+ * (through the points ledger: an identifier the org never learned is null, whatever another org knows).
+ */
+export async function loadOrders(
+  em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number },
+  opts: { page: number; per_page: number; members?: { ledger: PointsLedger; orgId: number } },
+) {
   const [orders, total] = await em.findAndCount(Order, where, { orderBy: { createdAt: 'desc', id: 'desc' }, ...pageWindow(opts) });
   const ids = orders.map((o) => o.id);
   const items = ids.length ? await em.find(OrderItem, { orderId: { $in: ids } }, { orderBy: { id: 'asc' } }) : [];
   const members = new Map<number, MemberInfo>();
-  if (opts.withMember && orders.length) {
-    const userIds = [...new Set(orders.map((o) => o.userId))];
-    const users = await em.find(User, { id: { $in: userIds } });
-    for (const u of users) members.set(u.id, { email: u.email ?? null, username: u.username ?? null, chat_user_id: u.chatUserId ?? null });
+  if (opts.members && orders.length) {
+    const seen = await opts.members.ledger.membersOf(em, opts.members.orgId, orders.map((o) => o.userId));
+    for (const m of seen) members.set(m.user_id, { email: m.email, username: m.username, chat_user_id: m.chat_user_id });
   }
   return {
-    orders: orders.map((o) => orderView(o, items.filter((i) => i.orderId === o.id), opts.withMember ? members.get(o.userId) ?? { email: null, username: null, chat_user_id: null } : undefined)),
+    orders: orders.map((o) => orderView(o, items.filter((i) => i.orderId === o.id), opts.members ? members.get(o.userId) ?? NOBODY : undefined)),
     total,
   };
 }

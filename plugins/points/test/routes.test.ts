@@ -47,19 +47,34 @@ t.test('points routes', async (t) => {
     w.discord.down(false);
     t.match([down.statusCode, down.json().reason], [503, 'bot_unavailable']);
     t.equal(await entries(), before, 'no refused award wrote a row');
+    // A refused award by a new email or chat user id leaves no member behind (the member is written in the award's
+    // transaction).
+    const members = async () => (await w.sql('select (select count(*) from users) as users, (select count(*) from points_members) as known'))[0];
+    const people = await members();
+    const newcomer = await w.call({ method: 'POST', url: '/api/points/acm/awards', ...officer, body: { email: 'newcomer@example.org', amount: -5 } });
+    t.match([newcomer.statusCode, newcomer.json()], [400, { reason: 'insufficient_points', balance: 0 }]);
+    const newChat = await w.call({ method: 'POST', url: '/api/points/acm/awards', ...officer, body: { chat_user_id: '1400000000000000555', amount: -1 } });
+    t.equal(newChat.statusCode, 400);
+    t.same(await members(), people, 'no users or points_members row written');
   });
+
 
   t.test('event check-in sheet', async (t) => {
     const csv = 'Timestamp,Email,Student ID,Name\r\n2024-01-01,ada@example.org,S1,Ada\r\n2024-01-01,"bob@example.org",,"Bob, Jr."\n\n2024-01-01,ADA@example.org,S1,Ada again\n';
     const res = await w.call({ method: 'POST', url: '/api/points/acm/checkins', ...officer, body: { event: 'Hack Night', points: 10, csv } });
     t.equal(res.statusCode, 201, res.body);
     t.same(res.json(), { event: 'Hack Night', awarded: 2, points: 20, skipped: [{ row: 5, reason: 'already checked in to this event' }] });
-    const [ada] = await w.sql('select student_id from users where email = ?', ['ada@example.org']);
-    t.equal(ada!.student_id, 'S1', 'student ids from the sheet fill in the member');
+    const [ada] = await w.sql(`select m.student_id, m.known_by_email from points_members m join users u on u.id = m.user_id
+                                where u.email = ? and m.organization_id = ?`, ['ada@example.org', w.org.id]);
+    t.same(ada, { student_id: 'S1', known_by_email: true }, 'student ids from the sheet fill in the org\'s record of the member');
     const again = await w.call({ method: 'POST', url: '/api/points/acm/checkins', ...officer, body: { event: 'Hack Night', points: 10, csv: `email,points\nada@example.org,5\ncarol@example.org,15\nchat_id_is_fine@example.org,1` } });
     t.match(again.json(), { awarded: 2, points: 16, skipped: [{ row: 2 }] }, 'a second upload skips who already checked in');
     const byChat = await w.call({ method: 'POST', url: '/api/points/acm/checkins', ...officer, body: { event: 'Discord Night', points: 4, csv: `chat_user_id\n${w.member.id}` } });
     t.match(byChat.json(), { awarded: 1, points: 4 });
+    const later = await w.call({ method: 'POST', url: '/api/points/acm/checkins', ...officer, body: { event: 'Late Night', points: 1, csv: 'email,student_id\nada@example.org,S2' } });
+    t.equal(later.statusCode, 201);
+    t.same(await w.sql('select m.student_id from points_members m join users u on u.id = m.user_id where u.email = ?', ['ada@example.org']), [{ student_id: 'S1' }], 'a recorded student id stays');
+    await w.call({ method: 'DELETE', url: '/api/points/acm/events/Late%20Night', ...officer });
   });
 
   t.test('a malformed check-in sheet writes nothing and names every problem', async (t) => {
@@ -196,6 +211,16 @@ t.test('points routes', async (t) => {
   });
 });
 
+t.test('Discord refusing the member search: 502 with no Discord text in the body', async (t) => {
+  // Report mode, so the officer check does not stop at the server Discord no longer knows.
+  const w = await startPointsWorld(t, { enforce: false });
+  await w.quad.updateOrg(w.org.id, { discordGuildId: '1999999999999999998' });
+  const res = await w.call({ method: 'POST', url: '/api/points/acm/awards', token: w.officerToken, body: { username: 'bob', amount: 1 } });
+  t.match([res.statusCode, res.json()], [502, { error: 'Discord refused the member search', reason: 'discord_error', discord_status: 404 }]);
+  t.notOk(/Unknown Guild|Discord answered|guilds\//.test(res.body), 'no Discord text in the body');
+  t.same(await w.sql('select count(*)::int as n from points_entries'), [{ n: 0 }]);
+});
+
 t.test('report mode: an officer of another org goes through with a would_deny line', async (t) => {
   const logs = captureLogs();
   const w = await startPointsWorld(t, { enforce: false, logger: logs.logger });
@@ -218,7 +243,8 @@ t.test('an officer reads only members of their own org by user id (404 for a mem
   const carol = await w.call({ method: 'POST', url: '/api/points/other/awards', token: strangerToken, body: { email: 'carol@other.org', amount: 5 } });
   t.equal(carol.statusCode, 201, carol.body);
   const carolId = carol.json().member.user_id;
-  await w.sql("update users set student_id = 'S-CAROL', username = 'carol' where id = ?", [carolId]);
+  await w.sql("update points_members set student_id = 'S-CAROL' where user_id = ?", [carolId]);
+  await w.sql("update users set username = 'carol' where id = ?", [carolId]);
   const danId = await w.userId({ email: 'dan@nowhere.org' });
 
   for (const [who, id] of [['a member of another org', carolId], ['a user with no rows anywhere', danId]] as const) {

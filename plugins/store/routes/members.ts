@@ -1,5 +1,6 @@
 // The store for members signed in with Discord (the session cookie): the store with their balance, their points,
-// their orders, and checkout.
+// their orders, and checkout. Reading writes nothing (a member with no users row yet has no points and no orders);
+// an order records the member inside the checkout's transaction.
 import { ErrorBody, OrgParams, Type, type Caller, type RoutesPlugin } from '@quad/core';
 import { CheckoutBody, CheckoutOut, OrdersOut, StoreOut, WalletOut, ledgerOf, placeOrder, sessionSecurity, storePage, wallet, type RequestLike } from '../route-kit.js';
 import type { Member } from '../points-ledger.js';
@@ -11,10 +12,8 @@ interface SessionCaller extends Caller { chatUserId?: string; username?: string 
 
 export default (async (app) => {
   const ledger = ledgerOf(app.quad);
-  const sessionMember = (request: RequestLike): Promise<Member> => {
-    const c = request.caller as SessionCaller;
-    return ledger.ensureMemberByChatUserId(request.em, c.chatUserId!, c.username ?? null);
-  };
+  const session = (request: RequestLike) => request.caller as SessionCaller & { chatUserId: string };
+  const sessionMember = (request: RequestLike): Promise<Member | null> => ledger.memberByChatUserId(request.em, session(request).chatUserId);
 
   app.get('/api/storefront/:org/members/store', {
     config: { auth: 'member' },
@@ -24,7 +23,7 @@ export default (async (app) => {
     },
   }, async (request) => {
     const member = await sessionMember(request);
-    return { ...(await storePage(request)), balance: await ledger.balanceOf(request.em, request.org!.id, member.id) };
+    return { ...(await storePage(request)), balance: member ? await ledger.balanceOf(request.em, request.org!.id, member.id) : 0 };
   });
 
   app.get('/api/storefront/:org/members/points', {
@@ -35,7 +34,7 @@ export default (async (app) => {
     },
   }, async (request) => {
     const member = await sessionMember(request);
-    return { chat_user_id: member.chatUserId!, ...(await wallet(ledger, request.em, request.org!.id, member)) };
+    return { chat_user_id: session(request).chatUserId, ...(await wallet(ledger, request.em, request.org!.id, member)) };
   });
 
   app.get('/api/storefront/:org/members/orders', {
@@ -47,7 +46,8 @@ export default (async (app) => {
   }, async (request) => {
     const member = await sessionMember(request);
     const { page, per_page } = request.query;
-    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page, withMember: false });
+    if (!member) return { orders: [], page, per_page, total: 0 };
+    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page });
     return { orders, page, per_page, total };
   });
 
@@ -58,7 +58,7 @@ export default (async (app) => {
       response: { 201: CheckoutOut, ...Errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const member = await sessionMember(request);
-    return reply.code(201).send(await placeOrder(app.quad, request, member, 'member'));
+    const { chatUserId, username } = session(request);
+    return reply.code(201).send(await placeOrder(app.quad, request, { chatUserId, username: username ?? null }, 'member'));
   });
 }) satisfies RoutesPlugin;

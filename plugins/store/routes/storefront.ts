@@ -31,8 +31,7 @@ export default (async (app) => {
     },
   }, async (request, reply) => {
     const email = storefrontEmail(request.caller);
-    const member = await ledger.ensureMemberByEmail(request.em, email);
-    return reply.code(201).send(await placeOrder(app.quad, request, member, 'storefront'));
+    return reply.code(201).send(await placeOrder(app.quad, request, { email }, 'storefront'));
   });
 
   app.get('/api/storefront/:org/wallet/:email', {
@@ -58,7 +57,7 @@ export default (async (app) => {
     const member = await ledger.memberByEmail(request.em, email);
     const { page, per_page } = request.query;
     if (!member) return { email, orders: [], page, per_page, total: 0 };
-    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page, withMember: false });
+    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page });
     return { email, orders, page, per_page, total };
   });
 }) satisfies RoutesPlugin;

@@ -9,10 +9,11 @@ async function product(w: StoreWorld, fields: { name?: string; price: number; st
   return res.json().id;
 }
 
-/** Orders, order items, points rows and total stock: what a failed checkout must leave as it was. */
+/** Orders, order items, points rows, total stock and members: what a failed checkout must leave as it was. */
 async function snapshot(w: StoreWorld) {
   const [row] = await w.sql<Record<string, string>>(`select
       (select count(*) from orders) as orders, (select count(*) from order_items) as items,
+      (select count(*) from users) as users, (select count(*) from points_members) as members,
       (select count(*) from points_entries) as entries, (select coalesce(sum(stock), 0) from products) as stock,
       (select count(*) from notifications where kind = 'order.created') as events`);
   return row;
@@ -88,6 +89,13 @@ t.test('checkout', async (t) => {
     t.match([empty.statusCode, empty.json().field], [400, 'body.items']);
     const zeroQty = await post({ items: [{ product_id: shirt, quantity: 0, price: 100 }], total: 0 });
     t.match([zeroQty.statusCode, zeroQty.json().field], [400, 'body.items.0.quantity']);
+    // A first-time buyer refused: their member row is written in the order's transaction, so it goes with it.
+    const newcomer = await w.idpToken('newcomer@example.org');
+    const missing = await post({ items: [{ product_id: 999999, quantity: 1, price: 1 }], total: 1 }, newcomer);
+    t.match([missing.statusCode, missing.json().reason], [404, 'product_not_found']);
+    const broke = await post({ items: [{ product_id: shirt, quantity: 1, price: 100 }], total: 100 }, newcomer);
+    t.match([broke.statusCode, broke.json()], [400, { reason: 'insufficient_points', balance: 0 }]);
+    t.same(await w.sql('select id from users where email = ?', ['newcomer@example.org']), [], 'no users row for the refused newcomer');
     t.same(await snapshot(w), before2, 'nothing written by any failure');
     t.same({ ...before2, entries: before.entries }, before);
   });
