@@ -148,7 +148,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const actor = request.caller!.actor;
       const changed = await request.em.transactional(async (em) => {
         const done = await action(em, org.id, unique(request.body.ids), actor);
-        if (done.length) await app.quad.audit(em, { orgId: org.id, actor, action: audit, details: { ids: done } });
+        if (done.length) await request.audit(em, audit, { ids: done });
         return done;
       });
       return { ids: changed, count: changed.length };
