@@ -6,6 +6,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from './config/schema.js';
 import type { DiscordClient } from './adapters/discord/index.js';
+import type { AuditInput } from './events/audit.js';
+import type { ErrorLogInput } from './events/error-log.js';
 import type {
   EmittedEvent, IntegrationDecl, JobDecl, LimitDecl, Module, ScopeDecl, ToolDecl,
 } from './modules/types.js';
@@ -76,27 +78,6 @@ export interface EventInput {
   message?: string;
   /** Details for handlers and the dashboard (JSON). Never put a secret here: events reach outbound webhooks. */
   data?: Record<string, unknown>;
-}
-
-export interface AuditInput {
-  orgId: number | null;
-  /** Who acted: `officer:<chat id>`, `machine:<token id>`, `superadmin:<chat id>`, `system`, `cli`. */
-  actor: string;
-  /** What happened, `<module>.<verb>`, e.g. `tokens.create`. */
-  action: string;
-  details?: Record<string, unknown>;
-}
-
-export interface ErrorLogInput {
-  orgId?: number | null;
-  /** `event`: an event handler that failed (the event itself was kept). */
-  source: 'request' | 'job' | 'event';
-  /** `GET /api/x/:y`, `tool <name>`, the job name, or `<module> handler of <event kind>`. */
-  origin: string;
-  requestId?: string | null;
-  error: unknown;
-  /** The logger line written for this error. */
-  logLine: string;
 }
 
 export interface ProblemInput {

@@ -10,9 +10,18 @@ import { storableText } from '../db/storable-text.js';
 import type { EmittedEvent } from '../modules/types.js';
 import { ERROR_UNHANDLED, type EventInput } from './events.js';
 import { raiseProblem } from './problems.js';
-import type { ErrorLogInput } from '../core-services.js';
 
-export type { ErrorLogInput };
+export interface ErrorLogInput {
+  orgId?: number | null;
+  /** `event`: an event handler that failed (the event itself was kept). */
+  source: 'request' | 'job' | 'event';
+  /** `GET /api/x/:y`, `tool <name>`, the job name, or `<module> handler of <event kind>`. */
+  origin: string;
+  requestId?: string | null;
+  error: unknown;
+  /** The logger line written for this error. */
+  logLine: string;
+}
 
 /** Longest message and logger line kept; stacks may be twice as long. */
 const TEXT_MAX = 16_384;
