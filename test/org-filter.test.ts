@@ -3,6 +3,7 @@ import t from 'tap';
 import { ORG_FILTER } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import { forkFor } from '../core/src/db/orm.js';
+import { AuditEntry } from '../core/src/entities/logs.js';
 import sample, { SampleItem } from './fixtures/sample-module.js';
 
 t.test('the org filter', async (t) => {
@@ -51,4 +52,22 @@ t.test('the org filter', async (t) => {
     const left = await quad.orm.em.fork().find(SampleItem, {}, { filters: false });
     t.same(left.map((i) => i.label), ['a1']);
   });
+});
+
+t.test('an org-owned table with rows of no org (defineOrgEntity nullableOrg: the log tables)', async (t) => {
+  const quad = await startTestApp(t);
+  const a = await quad.createOrg({ prefix: 'orga' });
+  const b = await quad.createOrg({ prefix: 'orgb' });
+  const seed = quad.orm.em.fork();
+  for (const [organization, action] of [[a.id, 'a.act'], [b.id, 'b.act'], [null, 'none.act']] as const) {
+    await seed.insert(AuditEntry, { organization, actor: 'system', action });
+  }
+
+  t.equal(AuditEntry.meta.properties.organization.nullable, true, 'the org may be null');
+  t.ok(AuditEntry.meta.filters[ORG_FILTER]?.default, 'and the org filter is on by default');
+  t.same((await forkFor(quad.orm, a.id).find(AuditEntry, {})).map((r) => r.action), ['a.act'], 'an org sees its own rows, not those of no org');
+  t.equal(await forkFor(quad.orm, a.id).count(AuditEntry, { organization: null }), 0, 'nor by asking for them');
+  await t.rejects(quad.orm.em.fork().find(AuditEntry, {}), /No arguments provided for filter 'org'/, 'with no org bound it fails closed');
+  const all = await quad.orm.em.fork().find(AuditEntry, {}, { filters: { [ORG_FILTER]: false }, orderBy: { id: 'asc' } });
+  t.same(all.map((r) => [r.organization?.id ?? null, r.action]), [[a.id, 'a.act'], [b.id, 'b.act'], [null, 'none.act']], 'with the filter off every row is read');
 });

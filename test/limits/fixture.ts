@@ -1,15 +1,13 @@
 // Modules made for the limits tests: `quota` declares a count limit, a rate limit, a rate without a limit and
 // a shared count, with public routes that reserve or consume in one transaction with their work; `extra` is off
 // unless switched on, to check that the report lists only the modules that are on.
-import { badRequest, defineEntity, defineModule, HttpError, orgFilter, orgOwned, p, Type, type RoutesPlugin } from '@quad/core';
+import { badRequest, defineOrgEntity, defineModule, HttpError, p, Type, type RoutesPlugin } from '@quad/core';
 
-export const QuotaThing = defineEntity({
+export const QuotaThing = defineOrgEntity({
   name: 'QuotaThing',
   tableName: 'quota_things',
-  filters: orgFilter,
   properties: {
     id: p.integer().primary().autoincrement(),
-    ...orgOwned,
     label: p.string(),
   },
 });

@@ -25,7 +25,8 @@ for (const enforce of [false, true]) {
 }
 
 t.test('the superadmin manages orgs', async (t) => {
-  const world = await startSignInWorld(t, { plugins: catalog, config: { SYS_ADMIN: [ADMIN] } });
+  const logs = captureLogs();
+  const world = await startSignInWorld(t, { logger: logs.logger, plugins: catalog, config: { SYS_ADMIN: [ADMIN] } });
   const { quad, discord } = world;
   discord.addUser({ id: ADMIN, username: 'root' });
   const admin = (await signInOfficer(world, ADMIN)).access_token;
@@ -134,6 +135,7 @@ t.test('the superadmin manages orgs', async (t) => {
     const res = await call('GET', '/api/superadmin/orgs');
     discord.down(false);
     t.equal(res.statusCode, 503);
-    t.equal(res.json().reason, 'bot_unavailable');
+    t.same(res.json(), { error: 'Discord is unavailable; try again shortly', reason: 'bot_unavailable' }, 'a fixed message: Discord\'s answer is not passed on');
+    t.match(logs.text(), /Discord answered 502/, 'the detail goes to the log');
   });
 });

@@ -107,7 +107,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const found = await em.findOneOrFail(Organization, { id: request.org!.id });
       found.publisher = request.body.publisher;
       await em.flush();
-      await app.quad.audit(em, { orgId: found.id, actor: actor(request), action: 'org.publisher', details: { publisher: found.publisher } });
+      await request.audit(em, 'org.publisher', { publisher: found.publisher });
       return found;
     });
     app.orgs.invalidate(org.id);

@@ -1,6 +1,6 @@
 // Credential tables (see migrations/0002_auth.sql). Machine tokens are org-owned; the rest belong to people.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { orgFilter, orgOwned } from '../db/org-owned.js';
+import { defineOrgEntity } from '../db/org-owned.js';
 
 export const User = defineEntity({
   name: 'User',
@@ -17,13 +17,11 @@ export const User = defineEntity({
 
 export interface IntegrationLimits { repos?: string[]; tools?: string[] }
 
-export const MachineToken = defineEntity({
+export const MachineToken = defineOrgEntity({
   name: 'MachineToken',
   tableName: 'machine_tokens',
-  filters: orgFilter,
   properties: {
     id: p.integer().primary().autoincrement(),
-    ...orgOwned,
     name: p.string(),
     kind: p.string(),
     scopes: p.array(),

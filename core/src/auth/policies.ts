@@ -19,6 +19,7 @@ import { CLI_SCOPE, verifyMachineToken } from './machine-tokens.js';
 import { readSession } from './session.js';
 import { ISSUER, MACHINE_TOKEN_PREFIX } from './secrets.js';
 import { IdpTokenInvalid } from '../adapters/idp/index.js';
+import { DiscordUnavailable } from '../adapters/discord/index.js';
 
 interface PlatformClaims { sub: string; username: string; chat_user_id: string; type: 'access' | 'app'; jti: string; iss: string; exp: number }
 
@@ -157,7 +158,8 @@ export function createPolicies(auth: AuthServices) {
         // Superadmin routes ignore ACCESS_ENFORCE: everyone else is refused.
         if (!auth.access.isSuperadmin(caller.chatUserId)) auth.access.deny(request, 'not_superadmin', caller.credential, { always: true });
         const bot = await auth.bot.health();
-        if (!bot.available) throw new HttpError(503, `The Discord bot is unavailable: ${bot.error}`, 'bot_unavailable');
+        // The bot's error names Discord's answer (or an address): the error handler logs it and answers the fixed 503.
+        if (!bot.available) throw new DiscordUnavailable(bot.error ?? 'The Discord bot is unavailable');
       },
     },
     member: {

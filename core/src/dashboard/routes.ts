@@ -98,7 +98,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const org = request.org!;
     const repos = await request.em.transactional(async (em) => {
       const list = await ci.setRepos(em, org.id, request.body.repos);
-      await app.quad.audit(em, { orgId: org.id, actor: request.caller!.actor, action: 'dashboard.ci_repos', details: { repos: list } });
+      await request.audit(em, 'dashboard.ci_repos', { repos: list });
       return list;
     });
     app.orgs.invalidate(org.id);

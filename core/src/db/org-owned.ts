@@ -22,8 +22,22 @@ export const orgFilter = {
   },
 };
 
-type OrgOwned = typeof orgOwned;
-type WithOrg<P> = Omit<OrgOwned, keyof P> & P;
+/**
+ * The `organization` property of tables that also hold rows of no org (the audit, error and job-run logs: a
+ * superadmin action, an error before the org is known, a deployment-wide job). The `org` filter is the same, so with
+ * it on a null-org row is never seen (it matches no org); only a read with the filter off (superadmin) sees them.
+ */
+export const nullableOrgOwned = {
+  organization: p.manyToOne(Organization).nullable().deleteRule('cascade'),
+};
+
+export interface OrgEntityOptions<N extends boolean> {
+  /** Rows may belong to no org (see `nullableOrgOwned`). Default: false. */
+  nullableOrg?: N;
+}
+
+type OrgProperty<N extends boolean> = N extends true ? typeof nullableOrgOwned : typeof orgOwned;
+type WithOrg<P, N extends boolean> = Omit<OrgProperty<N>, keyof P> & P;
 
 /**
  * An org-owned entity: `defineEntity` with the `organization` property (many-to-one, on delete cascade) and the
@@ -32,12 +46,18 @@ type WithOrg<P> = Omit<OrgOwned, keyof P> & P;
  *
  *   export const Greeting = defineOrgEntity({ name: 'HelloGreeting', tableName: 'hello_greetings', properties: { … } });
  */
-export function defineOrgEntity<P extends Record<string, any>, const TPK extends (keyof WithOrg<P>)[] | undefined = undefined>(
-  meta: Omit<EntityMetadataWithProperties<WithOrg<P>, TPK>, 'properties'> & { properties: P },
+export function defineOrgEntity<
+  P extends Record<string, any>,
+  const TPK extends (keyof WithOrg<P, N>)[] | undefined = undefined,
+  const N extends boolean = false,
+>(
+  meta: Omit<EntityMetadataWithProperties<WithOrg<P, N>, TPK>, 'properties'> & { properties: P },
+  options: OrgEntityOptions<N> = {},
 ) {
-  return defineEntity<WithOrg<P>, TPK>({
+  const org = options.nullableOrg ? nullableOrgOwned : orgOwned;
+  return defineEntity<WithOrg<P, N>, TPK>({
     ...meta,
     filters: { ...orgFilter, ...meta.filters },
-    properties: { ...orgOwned, ...meta.properties } as WithOrg<P>,
-  } as EntityMetadataWithProperties<WithOrg<P>, TPK>);
+    properties: { ...org, ...meta.properties } as WithOrg<P, N>,
+  } as EntityMetadataWithProperties<WithOrg<P, N>, TPK>);
 }

@@ -1,15 +1,25 @@
 // Core log tables: notifications (events and problems), the audit log, the error log and job runs.
-import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { orgFilter, orgOwned } from '../db/org-owned.js';
-import { Organization } from './organization.js';
+import { p, type InferEntity } from '@mikro-orm/core';
+import { defineOrgEntity } from '../db/org-owned.js';
 
-export const Notification = defineEntity({
+// Properties the log tables share. The audit, error and job-run logs also hold rows of no org (a superadmin
+// action, an error before the org is known, a deployment-wide job): the org filter hides those from every org, and
+// only the superadmin's reads, with the filter off, see them.
+const logId = { id: p.bigint('number').primary().autoincrement() };
+const createdAt = { createdAt: p.datetime().onCreate(() => new Date()) };
+/** An officer resolves and reopens notifications and errors on the Activity page (`status` `open` or `resolved`). */
+const resolution = {
+  status: p.string().default('open'),
+  resolvedAt: p.datetime().nullable(),
+  /** Who resolved it: `officer:<chat id>`. */
+  resolvedBy: p.string().nullable(),
+};
+
+export const Notification = defineOrgEntity({
   name: 'Notification',
   tableName: 'notifications',
-  filters: orgFilter,
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    ...orgOwned,
+    ...logId,
     /** `event` (kept 30 days, newest 200) or `problem` (kept until its cause is fixed). */
     category: p.string().default('event'),
     /** Event kind, e.g. `order.created`. */
@@ -19,43 +29,34 @@ export const Notification = defineEntity({
     title: p.string(),
     message: p.text().default(''),
     data: p.json<Record<string, unknown>>().default('{}'),
-    status: p.string().default('open'),
+    ...resolution,
     /** Events: when it happened. Problems: when it was last raised. */
     raisedAt: p.datetime().onCreate(() => new Date()),
     /** How often a problem was raised (1 for events). */
     occurrences: p.integer().default(1),
-    resolvedAt: p.datetime().nullable(),
-    /** Who resolved it: `officer:<chat id>`. */
-    resolvedBy: p.string().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAt,
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 
-const nullableOrg = { organization: p.manyToOne(Organization).nullable().deleteRule('cascade') };
-
-export const AuditEntry = defineEntity({
+export const AuditEntry = defineOrgEntity({
   name: 'AuditEntry',
   tableName: 'audit_log',
-  filters: orgFilter,
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    ...nullableOrg,
+    ...logId,
     /** Who acted: `officer:<chat id>`, `machine:<token id>`, `system`… */
     actor: p.string(),
     action: p.string(),
     details: p.json<Record<string, unknown>>().default('{}'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...createdAt,
   },
-});
+}, { nullableOrg: true });
 
-export const ErrorEntry = defineEntity({
+export const ErrorEntry = defineOrgEntity({
   name: 'ErrorEntry',
   tableName: 'error_log',
-  filters: orgFilter,
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    ...nullableOrg,
+    ...logId,
     /** `request`, `job` or `event` (an event handler that failed). */
     source: p.string(),
     /** `GET /api/x/:y` or the job name. */
@@ -67,21 +68,16 @@ export const ErrorEntry = defineEntity({
     host: p.string(),
     release: p.string(),
     stack: p.text().nullable(),
-    /** `open` or `resolved` (Activity page, Errors tab). */
-    status: p.string().default('open'),
-    resolvedAt: p.datetime().nullable(),
-    resolvedBy: p.string().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    ...resolution,
+    ...createdAt,
   },
-});
+}, { nullableOrg: true });
 
-export const JobRun = defineEntity({
+export const JobRun = defineOrgEntity({
   name: 'JobRun',
   tableName: 'job_runs',
-  filters: orgFilter,
   properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    ...nullableOrg,
+    ...logId,
     name: p.string(),
     /** Set for one-at-a-time jobs: at most one queued or running run per (name, scope). */
     scopeKey: p.string().nullable(),
@@ -94,7 +90,7 @@ export const JobRun = defineEntity({
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
   },
-});
+}, { nullableOrg: true });
 
 export type NotificationEntity = InferEntity<typeof Notification>;
 export type AuditEntryEntity = InferEntity<typeof AuditEntry>;

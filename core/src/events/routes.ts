@@ -85,12 +85,17 @@ export const jobRunView = (r: { id: number; name: string; status: string; attemp
   queued_at: r.queuedAt.toISOString(), started_at: iso(r.startedAt), finished_at: iso(r.finishedAt),
 });
 
-/** `%` and `_` are LIKE wildcards; the search text is matched literally. */
-const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** `%` and `_` are LIKE wildcards (and `\` its escape): the text is matched literally. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+const like = (text: string) => `%${escapeLike(text)}%`;
 /** `job` matches `job` and `job.*`; `job.failed` matches itself (and `job.failed.*`). */
-const prefixed = (field: string, value: string) => ({ $or: [{ [field]: value }, { [field]: { $like: `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}.%` } }] });
+const prefixed = (field: string, value: string) => ({ $or: [{ [field]: value }, { [field]: { $like: `${escapeLike(value)}.%` } }] });
+/** Every filter the query asked for (none: every row). */
+const allOf = (where: Record<string, unknown>[]) => (where.length ? { $and: where } : {}) as never;
 const placeholders = (ids: number[]) => ids.map(() => '?').join(', ');
 const unique = (ids: number[]) => [...new Set(ids)];
+/** The ids a `returning id` statement answered, ascending. */
+const returnedIds = (rows: { id: string | number }[]) => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 
 /** Events older than the retention are not listed, even before the prune job removes them. */
 const retention = () => new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000);
@@ -133,7 +138,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (status) where.push({ status });
     if (kind) where.push(prefixed('kind', kind));
     if (q) where.push({ $or: [{ title: { $ilike: like(q) } }, { message: { $ilike: like(q) } }] });
-    const [rows, total] = await request.em.findAndCount(Notification, { $and: where } as never, {
+    const [rows, total] = await request.em.findAndCount(Notification, allOf(where), {
       orderBy: { raisedAt: 'desc', id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(notificationView), page, per_page, total, open: await openNotifications(request.em) };
@@ -148,7 +153,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const actor = request.caller!.actor;
       const changed = await request.em.transactional(async (em) => {
         const done = await action(em, org.id, unique(request.body.ids), actor);
-        if (done.length) await app.quad.audit(em, { orgId: org.id, actor, action: audit, details: { ids: done } });
+        if (done.length) await request.audit(em, audit, { ids: done });
         return done;
       });
       return { ids: changed, count: changed.length };
@@ -163,7 +168,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
          where organization_id = ? and id in (${placeholders(ids)}) and status <> ? returning id`,
         [status, status === 'resolved' ? actor : null, orgId, ...ids, status],
       );
-      return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+      return returnedIds(rows);
     };
 
   bulk('/api/dashboard/:org/notifications/resolve', 'Resolve the selected notifications (ids of other orgs or already resolved ones are left alone)',
@@ -180,7 +185,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const rows = await em.execute<{ id: string | number }[]>(
         `delete from notifications where organization_id = ? and category = 'event' and id in (${placeholders(ids)}) returning id`, [orgId, ...ids]);
-      return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+      return returnedIds(rows);
     }, 'notifications.delete');
 
   app.get('/api/dashboard/:org/errors', {
@@ -203,7 +208,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (status) where.push({ status });
     if (q) where.push({ $or: [{ message: { $ilike: like(q) } }, { origin: { $ilike: like(q) } }] });
     const [[rows, total], open] = await Promise.all([
-      request.em.findAndCount(ErrorEntry, (where.length ? { $and: where } : {}) as never, { orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }) }),
+      request.em.findAndCount(ErrorEntry, allOf(where), { orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }) }),
       request.em.fork().count(ErrorEntry, { status: 'open' }),
     ]);
     return { items: rows.map(errorView), page, per_page, total, open };
@@ -214,7 +219,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   bulk('/api/dashboard/:org/errors/delete', 'Delete the selected errors', async (em, orgId, ids) => {
     const rows = await em.execute<{ id: string | number }[]>(
       `delete from error_log where organization_id = ? and id in (${placeholders(ids)}) returning id`, [orgId, ...ids]);
-    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+    return returnedIds(rows);
   }, 'errors.delete');
 
   app.get('/api/dashboard/:org/changes', {
@@ -234,7 +239,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const where: Record<string, unknown>[] = [];
     if (action) where.push(prefixed('action', action));
     if (actor) where.push({ actor });
-    const [rows, total] = await request.em.findAndCount(AuditEntry, (where.length ? { $and: where } : {}) as never, {
+    const [rows, total] = await request.em.findAndCount(AuditEntry, allOf(where), {
       orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(changeView), page, per_page, total };
@@ -257,7 +262,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const where: Record<string, unknown>[] = [];
     if (status) where.push({ status });
     if (name) where.push(prefixed('name', name));
-    const [rows, total] = await request.em.findAndCount(JobRun, (where.length ? { $and: where } : {}) as never, {
+    const [rows, total] = await request.em.findAndCount(JobRun, allOf(where), {
       orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(jobRunView), page, per_page, total };

@@ -134,6 +134,8 @@ export const limitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const org = request.org!;
     const caller = request.caller as OfficerCaller;
+    // Overrides are recorded as the superadmin's (`superadmin:<chat id>`), not as the caller's actor (`officer:…`),
+    // in org_limits.set_by and the audit row alike: hence the service call rather than request.audit.
     const actor = `superadmin:${caller.chatUserId}`;
     const changes = await request.em.transactional(async (em) => {
       const applied = await limits.setOverrides(em, org.id, request.body, actor);

@@ -42,7 +42,7 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const result = await request.em.transactional(async (em) => {
       const switched = await switchModules(em, registry, secrets, org.id, request.body.modules);
       if (Object.keys(switched.changed).length) {
-        await app.quad.audit(em, { orgId: org.id, actor: request.caller!.actor, action: 'org.modules', details: { changed: switched.changed } });
+        await request.audit(em, 'org.modules', { changed: switched.changed });
       }
       return switched;
     });
@@ -67,7 +67,7 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const branding = await request.em.transactional(async (em) => {
       const next = applyBranding(await getOrgConfig<Partial<Branding>>(em, org.id, BRANDING_KEY), request.body);
       await setOrgConfig(em, org.id, BRANDING_KEY, next);
-      await app.quad.audit(em, { orgId: org.id, actor: request.caller!.actor, action: 'org.branding', details: { ...next } });
+      await request.audit(em, 'org.branding', { ...next });
       return next;
     });
     app.orgs.invalidate(org.id);
@@ -105,7 +105,7 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (b.points_per_message !== undefined) org.pointsPerMessage = b.points_per_message;
       if (b.points_cooldown_seconds !== undefined) org.pointsCooldownSeconds = b.points_cooldown_seconds;
       await em.flush();
-      await app.quad.audit(em, { orgId: org.id, actor: request.caller!.actor, action: 'org.settings', details: { ...b } });
+      await request.audit(em, 'org.settings', { ...b });
       return org;
     });
     app.orgs.invalidate(updated.id);

@@ -74,7 +74,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const orgId = request.org!.id;
     const { updatedAt } = await request.em.transactional(async (em) => {
       const done = await secrets.set(em, orgId, name, value, request.caller!.actor);
-      await app.quad.audit(em, { orgId, actor: request.caller!.actor, action: 'secrets.set', details: { name } });
+      await request.audit(em, 'secrets.set', { name });
       return done;
     });
     return { name, set: true as const, updated_at: updatedAt.toISOString() };
@@ -93,7 +93,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const orgId = request.org!.id;
     await request.em.transactional(async (em) => {
       if (await secrets.delete(em, orgId, name)) {
-        await app.quad.audit(em, { orgId, actor: request.caller!.actor, action: 'secrets.delete', details: { name } });
+        await request.audit(em, 'secrets.delete', { name });
       }
     });
     return { name, set: false as const };

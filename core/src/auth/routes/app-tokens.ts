@@ -26,7 +26,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const expiresAt = new Date(Date.now() + APP_TOKEN_DAYS * 86_400_000);
     const record = request.em.create(AppToken, { jti, chatUserId: caller.chatUserId, username: caller.username, expiresAt });
     await request.em.flush();
-    await app.quad.audit(request.em, { orgId: null, actor: caller.actor, action: 'auth.app_token_create', details: { id: record.id } });
+    await request.audit(request.em, 'auth.app_token_create', { id: record.id });
     const token = app.jwt.sign(
       { username: caller.username, chat_user_id: caller.chatUserId, type: 'app', jti },
       { sub: caller.chatUserId, iss: ISSUER, expiresIn: APP_TOKEN_DAYS * 86_400 },
@@ -58,7 +58,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!found.revokedAt) {
         found.revokedAt = new Date();
         await revokeJwt((sql, params) => em.execute(sql, params as never[]), found.jti, found.expiresAt);
-        await app.quad.audit(em, { orgId: null, actor: caller.actor, action: 'auth.app_token_revoke', details: { id: found.id } });
+        await request.audit(em, 'auth.app_token_revoke', { id: found.id });
       }
       return found;
     });

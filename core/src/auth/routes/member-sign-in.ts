@@ -3,14 +3,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DiscordRequestError } from '../../adapters/discord/index.js';
 import { HttpError, badRequest } from '../../http/errors.js';
 import type { IdpCaller } from '../callers.js';
 import { User } from '../entities.js';
 import { createPolicies, bearerToken } from '../policies.js';
 import { writeSession } from '../session.js';
 import { ErrorBody, OrgParams } from '../../http/schemas.js';
-import { beginDiscordSignIn, checkSignInState, memberRedirectUri, secureCookies } from './shared.js';
+import { beginDiscordSignIn, checkSignInState, discordUserOfCode, memberRedirectUri, rememberDiscordUser, secureCookies } from './shared.js';
 
 /** Only send browsers back to our own clients. */
 function safeNext(app: FastifyInstance, next: string | undefined): string | undefined {
@@ -46,15 +45,8 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     const session = checkSignInState(app, request, 'member', request.query.state);
     if (!request.query.code) throw badRequest('Discord sent no code; start the sign-in again', 'invalid_oauth_code');
-    let user;
-    try {
-      const tokens = await auth.discord.exchangeCode(request.query.code, memberRedirectUri(settings.REDIRECT_URI!));
-      user = await auth.discord.currentUser(tokens.access_token);
-    } catch (err) {
-      if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
-      throw err; // DiscordUnavailable: the error handler's 503 bot_unavailable
-    }
-    await request.em.upsert(User, { chatUserId: user.id, username: user.username }, { onConflictFields: ['chatUserId'], onConflictMergeFields: ['username'] });
+    const user = await discordUserOfCode(app, request.query.code, memberRedirectUri(settings.REDIRECT_URI!));
+    await rememberDiscordUser(request.em, user);
     writeSession(reply, { chat_user_id: user.id, username: user.username }, secureCookies(app));
     if (session?.next) return reply.redirect(session.next);
     return { chat_user_id: user.id, username: user.username };

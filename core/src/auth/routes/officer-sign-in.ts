@@ -4,15 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DiscordRequestError } from '../../adapters/discord/index.js';
 import { Organization } from '../../entities/organization.js';
 import { badRequest, unauthorized, unavailable } from '../../http/errors.js';
-import { User } from '../entities.js';
 import { revokeJwt } from '../revocations.js';
 import { writeSession } from '../session.js';
 import { ACCESS_TOKEN_SECONDS, ISSUER, REFRESH_TOKEN_SECONDS, SIGN_IN_CODE_SECONDS, randomSecret, sha256 } from '../secrets.js';
 import { ErrorBody } from '../../http/schemas.js';
-import { beginDiscordSignIn, checkSignInState, secureCookies } from './shared.js';
+import { beginDiscordSignIn, checkSignInState, discordUserOfCode, rememberDiscordUser, secureCookies } from './shared.js';
 
 const TokenPair = Type.Object({
   access_token: Type.String(),
@@ -63,15 +61,7 @@ export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!settings.BOT_TOKEN) throw unavailable('BOT_TOKEN is not configured: officer roles cannot be read', 'bot_unavailable');
     if (!request.query.code) return reply.redirect(`${base}/auth/?error=${encodeURIComponent(request.query.error ?? 'Sign-in cancelled')}`);
 
-    // Discord being unavailable is the error handler's 503 bot_unavailable.
-    let user;
-    try {
-      const tokens = await auth.discord.exchangeCode(request.query.code!, settings.REDIRECT_URI!);
-      user = await auth.discord.currentUser(tokens.access_token);
-    } catch (err) {
-      if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
-      throw err;
-    }
+    const user = await discordUserOfCode(app, request.query.code, settings.REDIRECT_URI!);
     const orgs = await request.em.find(Organization, { discordGuildId: { $ne: null }, officerRoleId: { $ne: null } });
     const officerOf = await auth.access.officerOrgs(orgs, user.id);
     // Forget the state either way: it is single use.
@@ -86,7 +76,7 @@ export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'insert into sign_in_codes (code_hash, chat_user_id, username, expires_at) values (?, ?, ?, now() + make_interval(secs => ?))',
         [sha256(code), user.id, user.username, SIGN_IN_CODE_SECONDS],
       );
-      await em.upsert(User, { chatUserId: user.id, username: user.username }, { onConflictFields: ['chatUserId'], onConflictMergeFields: ['username'] });
+      await rememberDiscordUser(em, user);
     });
     return reply.redirect(`${base}/auth/?code=${encodeURIComponent(code)}`);
   });

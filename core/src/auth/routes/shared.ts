@@ -1,6 +1,9 @@
 // Helpers shared by the sign-in routes (their schemas come from http/schemas.ts, like every route's).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { unavailable } from '../../http/errors.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DiscordRequestError, type DiscordUser } from '../../adapters/discord/index.js';
+import { badRequest, unavailable } from '../../http/errors.js';
+import { User } from '../entities.js';
 import type { AuthServices } from '../index.js';
 import { randomSecret } from '../secrets.js';
 import { LOGIN_STATE_SECONDS, readSession, writeSession, type SessionData } from '../session.js';
@@ -50,4 +53,23 @@ export function checkSignInState(app: FastifyInstance, request: FastifyRequest, 
 /** The member callback: REDIRECT_URI's origin with /api/accounts/chat/callback. */
 export function memberRedirectUri(redirectUri: string): string {
   return new URL('/api/accounts/chat/callback', redirectUri).toString();
+}
+
+/**
+ * The Discord user a callback's code signs in. A code Discord refuses is 400 invalid_oauth_code; Discord not
+ * answering is DiscordUnavailable, the error handler's 503 bot_unavailable.
+ */
+export async function discordUserOfCode(app: FastifyInstance, code: string, redirectUri: string): Promise<DiscordUser> {
+  try {
+    const tokens = await app.auth.discord.exchangeCode(code, redirectUri);
+    return await app.auth.discord.currentUser(tokens.access_token);
+  } catch (err) {
+    if (err instanceof DiscordRequestError) throw badRequest('Discord refused the sign-in code; start again', 'invalid_oauth_code');
+    throw err;
+  }
+}
+
+/** Keep the user row of a Discord sign-in (its username follows Discord's). */
+export async function rememberDiscordUser(em: EntityManager, user: Pick<DiscordUser, 'id' | 'username'>): Promise<void> {
+  await em.upsert(User, { chatUserId: user.id, username: user.username }, { onConflictFields: ['chatUserId'], onConflictMergeFields: ['username'] });
 }
