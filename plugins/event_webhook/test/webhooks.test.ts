@@ -156,7 +156,11 @@ t.test('event webhooks', async (t) => {
     t.match(failed.last_result, { ok: false, event: 'probe.happened', error: /Discord did not take the message: Discord answered 502/ });
     t.notOk(failed.last_result.error.includes(main.id), 'the error names neither the webhook id…');
     t.notOk(failed.last_result.error.includes(main.token), '…nor its token');
-    const [run] = (await runsOf(mainId)).slice(-1);
+    // The worker records the result before it puts the run back in the queue: wait for the second step.
+    const run = await until('the run to wait for its retry', async () => {
+      const [last] = (await runsOf(mainId)).slice(-1);
+      return last?.status === 'queued' && Number(last.attempts) === 1 ? last : null;
+    });
     t.match(run, { status: 'queued', attempts: 1 }, 'the run waits for its retry');
     receiver.down(false);
     const done = await quad.waitForRun(Number(run.id), 20_000);
