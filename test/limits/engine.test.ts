@@ -1,7 +1,7 @@
 // The limits engine against a real database: where a value comes from (override > LIMIT_<KEY> > default), rate
 // windows at UTC boundaries (with a fixed clock, no sleeping), consume and reserve semantics, programming errors.
 import t from 'tap';
-import { startTestApp } from '@quad/core/testing';
+import { roomInMinute, startTestApp } from '@quad/core/testing';
 import { ConfigError } from '../../core/src/config/load.js';
 import { forkFor } from '../../core/src/db/orm.js';
 import { LimitsEngine, limitSettingName, parseLimitSetting, windowEnd, windowStart } from '../../core/src/limits/engine.js';
@@ -121,6 +121,7 @@ t.test('limits engine', async (t) => {
 
   t.test('consume: 429 counts nothing; no limit counts but never refuses', async (t) => {
     await sql('delete from usage_counters');
+    await roomInMinute();
     await limits.consume(em(), org.id, 'quota.calls_per_minute', 3);
     await t.rejects(limits.consume(em(), org.id, 'quota.calls_per_minute', 3), { name: 'HttpError', statusCode: 429 }, 'more than what is left');
     t.equal(await limits.usage(em(), org.id, 'quota.calls_per_minute'), 3, 'the refused amount was not counted');

@@ -4,6 +4,7 @@ import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { toolbox } from '../fixtures/toolbox-module.js';
+import { roomInMinute } from '@quad/core/testing';
 import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 
 t.test('tool server', async (t) => {
@@ -110,6 +111,7 @@ t.test('tool server', async (t) => {
   });
 
   t.test('the rate limit: 429 over /api/tools, an MCP error over MCP, nothing run', async (t) => {
+    await roomInMinute();
     const org = await quad.createOrg({ prefix: 'tiny', modules: { toolbox: true } });
     await sql("insert into org_limits (organization_id, key, value) values (?, 'mcp.calls_per_minute', 3)", [org.id]);
     const res = await api(officer, 'POST', '/api/organizations/tiny/tokens', { name: 'x', kind: 'agent', scopes: ['toolbox:write'] });

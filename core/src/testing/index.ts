@@ -8,3 +8,4 @@ export { createTestDatabase, ADMIN_URL, databaseUrl } from './database.js';
 export * from './fakes.js';
 export * from './sign-in.js';
 export * from './member-world.js';
+export { roomInMinute } from './windows.js';
