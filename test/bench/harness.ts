@@ -2,9 +2,13 @@
 // event loop), the parent measures each target with autocannon on loopback and prints a table.
 import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import autocannon, { type Request } from 'autocannon';
 
-export interface Target { label: string; url: string; method?: 'GET' | 'POST'; body?: object; headers?: Record<string, string> }
+export interface Target {
+  label: string; url: string; method?: 'GET' | 'POST'; body?: object; headers?: Record<string, string>;
+  /** Bearer tokens presented in turn, one per request (calls spread over the tokens' orgs). */
+  tokens?: string[];
+}
 
 /** Child side: start the servers, hand their targets to the parent, and tear down when told. */
 export async function serveTargets<T>(start: (teardown: (fn: () => unknown) => void) => Promise<T>) {
@@ -17,11 +21,20 @@ export async function serveTargets<T>(start: (teardown: (fn: () => unknown) => v
   });
 }
 
+function rotateBearer(tokens: string[]) {
+  let next = 0;
+  return (request: Request): Request => {
+    request.headers = { ...request.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` };
+    return request;
+  };
+}
+
 async function measure(target: Target, seconds: number, connections: number): Promise<number> {
   const result = await autocannon({
     url: target.url, method: target.method ?? 'GET', connections, duration: seconds,
     headers: { ...(target.body && { 'content-type': 'application/json' }), ...target.headers },
     ...(target.body && { body: JSON.stringify(target.body) }),
+    ...(target.tokens && { requests: [{ setupRequest: rotateBearer(target.tokens) }] }),
   });
   if (result.non2xx || result.errors) throw new Error(`${target.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result.requests.average;
@@ -49,4 +62,48 @@ export async function measureTargets<T>(script: string, pick: (served: T) => Tar
     child.send('stop');
     await new Promise((r) => child.once('exit', r));
   }
+}
+
+async function withServer<T, R>(script: string, run: (served: T) => Promise<R>): Promise<R> {
+  const child = fork(script, ['--serve'], { execArgv: ['--import', 'tsx'] });
+  const served = await new Promise<T>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T));
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  try {
+    return await run(served);
+  } finally {
+    child.send('stop');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+/**
+ * The floor rule's four cells (issue 12): at 1 and 10 connections, with calls of one org and spread over many,
+ * measure the floor (the same SQL in raw pg) and each path, and print each path / the floor.
+ */
+export async function measureCells<T>(
+  script: string, seconds: number, pick: (served: T, spread: boolean) => { floor: Target; paths: Target[] },
+): Promise<void> {
+  await withServer<T, void>(script, async (served) => {
+    console.log(`autocannon: ${seconds} s per target, loopback`);
+    const table: string[] = [];
+    for (const connections of [1, 10]) {
+      for (const spread of [false, true]) {
+        const { floor, paths } = pick(served, spread);
+        const cell = `${connections} conn, ${spread ? `${floor.tokens?.length ?? 1} orgs` : 'one org'}`;
+        const base = await measure(floor, seconds, connections);
+        console.log(`[${cell}] ${floor.label.padEnd(44)} ${base.toFixed(0).padStart(7)} req/s`);
+        const ratios: string[] = [];
+        for (const path of paths) {
+          const rate = await measure(path, seconds, connections);
+          console.log(`[${cell}] ${path.label.padEnd(44)} ${rate.toFixed(0).padStart(7)} req/s  ${(rate / base).toFixed(2)} of the floor`);
+          ratios.push(`${path.label} ${(rate / base).toFixed(2)}`);
+        }
+        table.push(`${cell.padEnd(20)} floor ${base.toFixed(0).padStart(5)} req/s   ${ratios.join('   ')}`);
+      }
+    }
+    console.log('\nour path / the floor:');
+    for (const line of table) console.log(line);
+  });
 }

@@ -1,15 +1,25 @@
-// Tool-call benchmark: req/s on loopback, in one run with autocannon, of a tool call over MCP (Streamable HTTP,
-// a new server and transport per request), the same call over POST /api/tools/call, and a bare Fastify route
-// answering the same JSON. Every tool call authenticates the machine token, checks scope, module switch and
-// token limits, counts against mcp.calls_per_minute and writes its audit row in one transaction, and runs the tool.
-// Run: npm run bench:tools [-- --seconds 5 --connections 10]
+// Tool-call benchmark (issue 12's floor rule): req/s on loopback, in one run with autocannon, of a tool call over
+// MCP (Streamable HTTP, a new server and transport per request) and over POST /api/tools/call, each against "the
+// floor": a bare Fastify route sending the same SQL statements with raw `pg` in one transaction (token lookup,
+// limit read, counter upsert, audit insert, commit). Four cells: 1 and 10 connections, calls of one org and calls
+// spread over many orgs (each request presents the next org's token). Every tool call authenticates the machine
+// token, checks scope, module switch and token limits, counts against mcp.calls_per_minute (a limit the org never
+// reaches: the counter is written) and writes its audit row in one transaction, and runs the tool.
+// Run: npm run bench:tools [-- --seconds 5 --orgs 50]
+import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { defineModule, defineTool, Type } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import { issueToken } from '../../core/src/auth/token-admin.js';
-import { measureTargets, serveTargets, type Target } from './harness.js';
+import { sha256 } from '../../core/src/auth/secrets.js';
+import { measureCells, serveTargets, type Target } from './harness.js';
 
-interface Served { mcp: string; api: string; bare: string; token: string }
+interface Served { mcp: string; api: string; floor: string; tokens: string[] }
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, orgs: { type: 'string', default: '50' } }, strict: false });
+const ORGS = Number(values.orgs);
+const LIMIT = 1_000_000_000;
 
 const bench = defineModule({
   name: 'bench', title: 'Bench', description: 'Benchmark tools', category: 'Tests',
@@ -20,27 +30,67 @@ const bench = defineModule({
   })],
 });
 
-async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
-  const quad = await startTestApp({ teardown }, { plugins: [bench], listen: true, config: { LIMIT_MCP_CALLS_PER_MINUTE: 'unlimited' } });
-  const org = await quad.createOrg({ prefix: 'acm', modules: { bench: true } });
-  const { token } = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'bench', kind: 'agent', scopes: ['bench:read'] }, { kind: 'officer', actor: 'bench' });
+/** The floor: the statements a counted, audited tool call must send, with raw pg on a pool of the ORM's size. */
+async function floorRoute(url: string, poolMax: number, teardown: (fn: () => unknown) => void): Promise<string> {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  teardown(() => pool.end());
   const bare = Fastify();
-  bare.post('/call', async () => ({ ok: true, result: { org: 'acm', text: 'hi' } }));
+  bare.post('/call', async (request, reply) => {
+    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { rows: [t] } = await client.query({ name: 'tok', text: 'select id, organization_id, scopes, revoked_at, expires_at from machine_tokens where token_hash = $1', values: [sha256(token)] });
+      if (!t) return reply.code(401).send({ error: 'Invalid token' });
+      const { rows: limit } = await client.query({ name: 'lim', text: 'select value from org_limits where organization_id = $1 and key = $2', values: [t.organization_id, 'mcp.calls_per_minute'] });
+      const value = limit[0]?.value ?? LIMIT;
+      const start = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
+      await client.query({
+        name: 'ctr',
+        text: `insert into usage_counters (organization_id, key, window_start, count) values ($1, $2, $3::timestamptz, 1)
+          on conflict (organization_id, key, window_start) do update set count = usage_counters.count + 1
+          where usage_counters.count + 1 <= $4 returning count`,
+        values: [t.organization_id, 'mcp.calls_per_minute', start, value],
+      });
+      await client.query({ name: 'aud', text: 'insert into audit_log (organization_id, actor, action, details) values ($1, $2, $3, $4)', values: [t.organization_id, `machine:${t.id}`, 'tools.call', { tool: 'bench.echo', result: 'ok', via: 'api' }] });
+      await client.query('commit');
+      return { ok: true, result: { org: 'acm', text: 'hi' } };
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  });
   await bare.listen({ port: 0, host: '127.0.0.1' });
   teardown(() => bare.close());
+  return `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/call`;
+}
+
+async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
+  const quad = await startTestApp({ teardown }, { plugins: [bench], listen: true, config: { LIMIT_MCP_CALLS_PER_MINUTE: String(LIMIT) } });
+  const tokens: string[] = [];
+  for (let i = 0; i < ORGS; i++) {
+    const org = await quad.createOrg({ prefix: `b${i}`, modules: { bench: true } });
+    const { token } = await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'bench', kind: 'agent', scopes: ['bench:read'] }, { kind: 'officer', actor: 'bench' });
+    tokens.push(token);
+  }
   const port = (s: { server: { address(): unknown } }) => (s.server.address() as { port: number }).port;
-  return { mcp: `http://127.0.0.1:${port(quad.mcp!)}/mcp`, api: `${quad.url}/api/tools/call`, bare: `http://127.0.0.1:${port(bare)}/call`, token };
+  const floor = await floorRoute(quad.settings.DATABASE_URL!, quad.settings.DATABASE_POOL_MAX, teardown);
+  return { mcp: `http://127.0.0.1:${port(quad.mcp!)}/mcp`, api: `${quad.url}/api/tools/call`, floor, tokens };
 }
 
 if (process.argv.includes('--serve')) {
   await serveTargets(serve);
 } else {
   const call = { name: 'bench.echo', arguments: { text: 'hi' } };
-  const r = await measureTargets<Served>(new URL(import.meta.url).pathname, (s): Target[] => [
-    { label: 'tool call over MCP (/mcp on TOOL_PORT)', url: s.mcp, method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }, headers: { authorization: `Bearer ${s.token}`, accept: 'application/json, text/event-stream' } },
-    { label: 'tool call over POST /api/tools/call', url: s.api, method: 'POST', body: call, headers: { authorization: `Bearer ${s.token}` } },
-    { label: 'bare Fastify route', url: s.bare, method: 'POST', body: call },
-  ]);
-  const [mcp, api, bare] = Object.values(r);
-  console.log(`mcp/bare = ${(mcp / bare).toFixed(3)}   api/bare = ${(api / bare).toFixed(3)}   mcp/api = ${(mcp / api).toFixed(2)}`);
+  const mcpHeaders = { accept: 'application/json, text/event-stream' };
+  await measureCells<Served>(new URL(import.meta.url).pathname, Number(values.seconds), (s, spread) => {
+    const tokens = spread ? s.tokens : s.tokens.slice(0, 1);
+    const paths: Target[] = [
+      { label: 'POST /api/tools/call', url: s.api, method: 'POST', body: call, tokens },
+      { label: 'MCP tools/call', url: s.mcp, method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }, headers: mcpHeaders, tokens },
+    ];
+    return { floor: { label: 'floor (raw pg, same SQL, one transaction)', url: s.floor, method: 'POST', body: call, tokens }, paths };
+  });
 }
