@@ -144,7 +144,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     if (role !== 'worker') {
       await listener.start();
       app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, version: VERSION, logger: log });
-      mcp = await buildMcpApp({ orm, orgs, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
+      mcp = await buildMcpApp({ orm, orgs, machineTokens: auth.machineTokens, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
       await app.ready();
       if (options.listen !== false) {
         await app.listen({ port: settings.PORT, host: settings.HOST });

@@ -1,7 +1,7 @@
 // The kinds of caller the auth policies recognise, set on request.caller.
 import type { Caller } from '../http/types.js';
 import type { CredentialKind } from './access.js';
-import type { MachineTokenEntity } from './entities.js';
+import type { VerifiedMachineToken } from './machine-tokens.js';
 
 export interface OfficerCaller extends Caller {
   kind: 'officer';
@@ -17,7 +17,7 @@ export interface OfficerCaller extends Caller {
 export interface MachineCaller extends Caller {
   kind: 'machine';
   credential: 'machine_token';
-  token: MachineTokenEntity;
+  token: VerifiedMachineToken;
   orgId: number;
   scopes: string[];
 }

@@ -9,6 +9,7 @@ import { AccessControl } from './access.js';
 import { BotStatus } from '../admin/bot-status.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
 import { RevocationList } from './revocations.js';
+import { MachineTokenCache } from './machine-tokens.js';
 import type { PgListener } from '../db/listener.js';
 import { randomSecret } from './secrets.js';
 
@@ -17,6 +18,8 @@ export interface AuthServices {
   idp: IdpClient;
   access: AccessControl;
   revocations: RevocationList;
+  /** Verified machine tokens, per process. */
+  machineTokens: MachineTokenCache;
   /** Whether the bot answers (superadmin routes are 503 while it does not). */
   bot: BotStatus;
   keys: KeyPair;
@@ -43,6 +46,7 @@ export function createAuth(settings: Settings, listener: PgListener, log: Fastif
     idp,
     access,
     revocations,
+    machineTokens: new MachineTokenCache(listener),
     bot: new BotStatus(discord),
     keys: loadOrCreateKeyPair(dataDir),
     secretKey: loadOrCreateSecretKey(dataDir, settings.SECRET_KEY, () => randomSecret(48)),

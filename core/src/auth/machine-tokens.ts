@@ -5,6 +5,9 @@ import { badRequest, forbidden } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
 import { MachineToken, type IntegrationLimits, type MachineTokenEntity } from './entities.js';
 import { CLI_TOKEN_DAYS, MACHINE_TOKEN_PREFIX, SHOWN_PREFIX_LENGTH, randomSecret, sha256 } from './secrets.js';
+import type { PgListener } from '../db/listener.js';
+import { preparedQuery } from '../db/prepared.js';
+import { ORG_CHANGED_CHANNEL } from '../orgs/org-cache.js';
 
 export const TOKEN_KINDS = ['app', 'agent', 'cli'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
@@ -105,30 +108,145 @@ export async function createMachineToken(
  * member's previous CLI tokens in that org. For the pods module's CLI sign-in.
  */
 export async function issueCliToken(em: EntityManager, orgId: number, member: { chatUserId: string; name: string }): Promise<IssuedToken> {
-  return em.transactional(async (tem) => {
+  const issued = await em.transactional(async (tem) => {
     await tem.nativeUpdate(MachineToken, { organization: orgId, kind: 'cli', memberChatUserId: member.chatUserId, revokedAt: null }, { revokedAt: new Date() }, { filters: false });
     return createMachineToken(tem, orgId, {
       name: member.name, kind: 'cli', scopes: [CLI_SCOPE], limits: {}, expiresDays: CLI_TOKEN_DAYS,
       createdBy: `member:${member.chatUserId}`, memberChatUserId: member.chatUserId,
     });
   });
+  // The revoked ones are refused at once in this process too (not only when the NOTIFY arrives).
+  forgetMachineToken();
+  return issued;
 }
 
+/** A verified token as the callers see it: a frozen snapshot of its row, shared by the requests of a process. */
+export type VerifiedMachineToken = Readonly<Pick<MachineTokenEntity,
+  'id' | 'name' | 'kind' | 'scopes' | 'limits' | 'tokenPrefix' | 'createdBy' | 'memberChatUserId' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>
+  & { readonly organization: { readonly id: number } };
+
 export type MachineTokenCheck =
-  | { ok: true; token: MachineTokenEntity }
+  | { ok: true; token: VerifiedMachineToken }
   | { ok: false; why: 'unknown' | 'revoked' | 'expired' };
 
-/** Look a presented token up by its hash (across orgs: the token names its org). Touches last_used_at at most once a minute. */
-export async function verifyMachineToken(em: EntityManager, presented: string): Promise<MachineTokenCheck> {
-  if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
-  const token = await em.findOne(MachineToken, { tokenHash: sha256(presented) }, { filters: false });
+export const MACHINE_TOKEN_CHANGED_CHANNEL = 'quad_machine_token_changed';
+const CACHE_TTL_MS = 30_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+interface TokenRow {
+  id: number; organization_id: number; name: string; kind: string; scopes: string[]; limits: Record<string, IntegrationLimits>;
+  token_prefix: string; created_by: string; member_chat_user_id: string | null;
+  created_at: Date | string; expires_at: Date | string | null; revoked_at: Date | string | null; last_used_at: Date | string | null;
+}
+
+// The ORM's pg connections hand timestamps over as text.
+const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
+
+async function lookUp(em: EntityManager, hash: string): Promise<VerifiedMachineToken | null> {
+  const [row] = await preparedQuery<TokenRow>(em, 'quad_machine_token_by_hash',
+    `select id, organization_id, name, kind, scopes, limits, token_prefix, created_by, member_chat_user_id,
+       created_at, expires_at, revoked_at, last_used_at
+     from machine_tokens where token_hash = $1`, [hash]);
+  if (!row) return null;
+  return Object.freeze({
+    id: row.id, organization: Object.freeze({ id: row.organization_id }), name: row.name, kind: row.kind,
+    scopes: Object.freeze([...row.scopes]) as string[], limits: Object.freeze(row.limits ?? {}), tokenPrefix: row.token_prefix,
+    createdBy: row.created_by, memberChatUserId: row.member_chat_user_id, createdAt: new Date(row.created_at),
+    expiresAt: dateOrNull(row.expires_at), revokedAt: dateOrNull(row.revoked_at), lastUsedAt: dateOrNull(row.last_used_at),
+  });
+}
+
+function check(token: VerifiedMachineToken | null): MachineTokenCheck {
   if (!token) return { ok: false, why: 'unknown' };
   if (token.revokedAt) return { ok: false, why: 'revoked' };
   if (token.expiresAt && token.expiresAt.getTime() <= Date.now()) return { ok: false, why: 'expired' };
-  if (!token.lastUsedAt || Date.now() - token.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
-    await em.nativeUpdate(MachineToken, { id: token.id }, { lastUsedAt: new Date() }, { filters: false });
-  }
   return { ok: true, token };
+}
+
+/** Look a presented token up by its hash (across orgs: the token names its org), uncached. Does not touch last_used_at. */
+export async function verifyMachineToken(em: EntityManager, presented: string): Promise<MachineTokenCheck> {
+  if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
+  return check(await lookUp(em, sha256(presented)));
+}
+
+const caches = new Set<WeakRef<MachineTokenCache>>();
+
+/**
+ * Drop a token (or every token) from the caches of this process at once, after committing a change to it. Other
+ * processes hear the trigger's NOTIFY (migrations/0008); so does this one, a moment later.
+ */
+export function forgetMachineToken(id?: number) {
+  for (const ref of caches) {
+    const cache = ref.deref();
+    if (cache) cache.forget(id);
+    else caches.delete(ref);
+  }
+}
+
+/**
+ * Verified tokens per process, keyed by the token's SHA-256 (what is stored), for 30 s. A change to a token
+ * (revoked, expired, deleted) drops it in every process through NOTIFY, and at once in the process that made it
+ * (forgetMachineToken); a change to its org drops the org's tokens. While the listener is down the cache is
+ * bypassed. last_used_at is written at most once a minute per token and process.
+ */
+export class MachineTokenCache {
+  private readonly entries = new Map<string, { token: VerifiedMachineToken; expires: number }>();
+  private readonly touched = new Map<number, number>();
+  /** Bumped by every drop: a lookup that started before a drop does not store what it read. */
+  private generation = 0;
+
+  constructor(private readonly listener: PgListener) {
+    caches.add(new WeakRef(this));
+    listener.subscribe({
+      channel: MACHINE_TOKEN_CHANGED_CHANNEL,
+      onMessage: (payload) => this.forget(Number(payload)),
+      onConnect: async () => this.forget(),
+    });
+    listener.subscribe({ channel: ORG_CHANGED_CHANNEL, onMessage: (payload) => this.forgetOrg(Number(payload)) });
+  }
+
+  async verify(em: EntityManager, presented: string): Promise<MachineTokenCheck> {
+    if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
+    const hash = sha256(presented);
+    const hit = this.listener.healthy ? this.entries.get(hash) : undefined;
+    let token = hit && hit.expires > Date.now() ? hit.token : null;
+    if (!token) {
+      const generation = this.generation;
+      token = await lookUp(em, hash);
+      if (token && this.listener.healthy && generation === this.generation) {
+        if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.clear();
+        this.entries.set(hash, { token, expires: Date.now() + CACHE_TTL_MS });
+      }
+    }
+    const result = check(token);
+    if (result.ok) await this.touch(em, result.token);
+    return result;
+  }
+
+  private async touch(em: EntityManager, token: VerifiedMachineToken) {
+    const now = Date.now();
+    const last = Math.max(token.lastUsedAt?.getTime() ?? 0, this.touched.get(token.id) ?? 0);
+    if (now - last <= LAST_USED_EVERY_MS) return;
+    if (this.touched.size >= CACHE_MAX_ENTRIES) this.touched.clear();
+    this.touched.set(token.id, now);
+    // An autocommit update outside the caller's transaction (last_used_at is not a credential: no NOTIFY).
+    await preparedQuery(em, 'quad_machine_token_touch', 'update machine_tokens set last_used_at = now() where id = $1', [token.id]);
+  }
+
+  /** Drop one token by id, or all. */
+  forget(id?: number) {
+    this.generation++;
+    if (id === undefined || Number.isNaN(id)) {
+      this.entries.clear();
+      return;
+    }
+    for (const [hash, entry] of this.entries) if (entry.token.id === id) this.entries.delete(hash);
+  }
+
+  private forgetOrg(orgId: number) {
+    this.generation++;
+    for (const [hash, entry] of this.entries) if (entry.token.organization.id === orgId) this.entries.delete(hash);
+  }
 }
 
 /** The public view of a token record: never its hash. */

@@ -15,7 +15,7 @@ import { HttpError, forbidden, unauthorized } from '../http/errors.js';
 import type { AuthPolicies, PolicyHandler } from '../http/auth-policies.js';
 import type { AuthServices } from './index.js';
 import { credentialOf, type IdpCaller, type MachineCaller, type MemberCaller, type OfficerCaller } from './callers.js';
-import { CLI_SCOPE, verifyMachineToken } from './machine-tokens.js';
+import { CLI_SCOPE } from './machine-tokens.js';
 import { readSession } from './session.js';
 import { ISSUER, MACHINE_TOKEN_PREFIX } from './secrets.js';
 import { IdpTokenInvalid } from '../adapters/idp/index.js';
@@ -69,7 +69,7 @@ export function createPolicies(auth: AuthServices) {
   }
 
   async function machineCaller(request: FastifyRequest, token: string): Promise<MachineCaller> {
-    const check = await verifyMachineToken(request.em, token);
+    const check = await auth.machineTokens.verify(request.em, token);
     if (!check.ok) throw unauthorized(check.why === 'unknown' ? 'Invalid token' : `Token ${check.why}`, `token_${check.why === 'unknown' ? 'invalid' : check.why}`);
     const t = check.token;
     return { kind: 'machine', actor: `machine:${t.id}`, credential: 'machine_token', token: t, orgId: t.organization.id, scopes: t.scopes };

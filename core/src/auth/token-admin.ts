@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../http/errors.js';
 import type { CoreServices } from '../services.js';
 import { MachineToken } from './entities.js';
-import { checkTokenRequest, createMachineToken, tokenView, type IssuedToken, type TokenCreator, type TokenRequest } from './machine-tokens.js';
+import { checkTokenRequest, createMachineToken, forgetMachineToken, tokenView, type IssuedToken, type TokenCreator, type TokenRequest } from './machine-tokens.js';
 
 /** Create a token (the plain value is in the result, once) and audit it, in one transaction. */
 export async function issueToken(em: EntityManager, services: CoreServices, orgId: number, request: TokenRequest, creator: TokenCreator): Promise<IssuedToken> {
@@ -29,6 +29,8 @@ export async function revokeToken(em: EntityManager, services: CoreServices, org
     token.revokedAt = new Date();
     await services.audit(tem, { orgId, actor, action: 'tokens.revoke', details: { token_id: token.id, name: token.name } });
   });
+  // Refused at once in this process; the others hear the trigger's NOTIFY.
+  forgetMachineToken(tokenId);
 }
 
 export async function listTokens(em: EntityManager, orgId: number) {

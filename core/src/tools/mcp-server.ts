@@ -10,7 +10,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
 import { requestIdOf } from '../http/request-id.js';
-import { verifyMachineToken } from '../auth/machine-tokens.js';
+import type { MachineTokenCache } from '../auth/machine-tokens.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller } from '../modules/types.js';
 import { toolCaller } from './caller.js';
@@ -22,6 +22,7 @@ export const RATE_LIMITED = -32029;
 export interface McpOptions {
   orm: MikroORM;
   orgs: OrgCache;
+  machineTokens: MachineTokenCache;
   tools: ToolService;
   log: FastifyBaseLogger;
   version: string;
@@ -111,7 +112,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!presented) return refuse(reply, 'Send Authorization: Bearer <machine token>');
     const em = options.orm.em.fork();
-    const check = await verifyMachineToken(em, presented);
+    const check = await options.machineTokens.verify(em, presented);
     if (!check.ok) return refuse(reply, check.why === 'unknown' ? 'Invalid token' : `Token ${check.why}`);
     const org = await options.orgs.find(em, String(check.token.organization.id));
     if (!org) return refuse(reply, 'The token\'s org no longer exists');
