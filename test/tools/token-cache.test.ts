@@ -7,7 +7,7 @@ import { forkFor } from '../../core/src/db/orm.js';
 
 t.test('machine token cache', async (t) => {
   const quad = await startTestApp(t);
-  const other = await startTestApp(t, { databaseUrl: quad.databaseUrl, migrate: false });
+  const other = await startTestApp(t, { databaseUrl: quad.databaseUrl });
   const org = await quad.createOrg({ prefix: 'acm' });
   const sql = (q: string, params: unknown[] = []) => quad.orm.em.fork().getConnection().execute(q, params);
   const issue = async () => (await issueToken(quad.orm.em.fork(), quad.services, org.id, { name: 'agent', kind: 'agent', scopes: ['org:read'] }, { kind: 'officer', actor: 'test' }));
