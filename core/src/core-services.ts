@@ -121,6 +121,8 @@ export interface LimitValue { value: number | null; source: LimitSource }
 export type OverrideValue = number | null;
 export interface RateUse { use: number; value: number | null; window: LimitWindow; window_start: Date; resets_at: Date }
 export interface CountUse { use: number | null; value: number | null }
+/** A rate use checked before a call and counted as the call's transaction's last statement (checkRate, commitRate). */
+export interface PendingRateUse { orgId: number; key: string; amount: number; value: number | null; window: LimitWindow; window_start: Date; resets_at: Date }
 
 export interface LimitReportEntry {
   key: string;
@@ -148,6 +150,10 @@ export interface LimitsService {
   value(em: EntityManager, orgId: number, key: string): Promise<LimitValue>;
   consume(em: EntityManager, orgId: number, key: string, amount?: number): Promise<RateUse>;
   reserve(em: EntityManager, orgId: number, key: string, amount?: number): Promise<CountUse>;
+  /** Does `amount` more fit in the current window now (read without a lock)? 429 when not; counts nothing. */
+  checkRate(em: EntityManager, orgId: number, key: string, amount?: number): Promise<PendingRateUse>;
+  /** Count a checked use as the transaction's last statement: the row lock lasts only through the commit; 429 when it no longer fits. */
+  commitRate(em: EntityManager, pending: PendingRateUse): Promise<RateUse>;
   usage(em: EntityManager, orgId: number, key: string): Promise<number>;
   report(em: EntityManager, org: { id: number; modules: Readonly<Record<string, boolean>> }): Promise<LimitReportEntry[]>;
   overrides(em: EntityManager, orgId: number, key?: string): Promise<Map<string, OverrideValue>>;

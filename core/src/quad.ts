@@ -124,9 +124,11 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const listener = new PgListener(url, log);
   const auth = createAuth(settings, listener, log);
   const orgs = new OrgCache(listener);
+  const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
+  limitsEngine.listen(listener);
   const services = createServices({
     orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord,
-    limits: new LimitsEngine(registry, (name) => source.raw(name)),
+    limits: limitsEngine,
     secrets, log,
   });
   for (const d of services.degraded) {

@@ -6,14 +6,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConfigError } from '../config/load.js';
 import { ORG_FILTER } from '../db/org-owned.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
+import type { PgListener } from '../db/listener.js';
 import type {
-  CountUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
+  CountUse, PendingRateUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
 } from '../core-services.js';
 import type { LimitDecl } from '../modules/types.js';
 
 export type {
-  LimitKind, LimitWindow, PaidBy, LimitSource, LimitValue, OverrideValue, RateUse, CountUse, LimitReportEntry,
+  LimitKind, LimitWindow, PaidBy, LimitSource, LimitValue, OverrideValue, RateUse, CountUse, LimitReportEntry, PendingRateUse,
 } from '../core-services.js';
+
+export const ORG_LIMITS_CHANGED_CHANNEL = 'quad_org_limits_changed';
+const OVERRIDES_TTL_MS = 30_000;
+const OVERRIDES_MAX_ORGS = 10_000;
 
 /** Largest value a limit or counter holds (PostgreSQL integer). */
 export const MAX_LIMIT = 2_147_483_647;
@@ -61,6 +66,11 @@ export interface LimitsEngineOptions {
 export class LimitsEngine implements LimitsService {
   private readonly settings = new Map<string, SettingState>();
   private readonly now: () => Date;
+  /** Each org's overrides, per process, while a listener hears changes (listen()). */
+  private readonly cached = new Map<number, { overrides: Map<string, OverrideValue>; expires: number }>();
+  private listener: PgListener | null = null;
+  /** Bumped by every drop: a read that started before a drop does not store what it read. */
+  private generation = 0;
 
   constructor(readonly registry: ModuleRegistry, readonly raw: (name: string) => unknown, options: LimitsEngineOptions = {}) {
     this.now = options.now ?? (() => new Date());
@@ -76,6 +86,39 @@ export class LimitsEngine implements LimitsService {
         ? { set: true, value: parsed.value }
         : { set: true, problem: `${name}: must be a whole number from 0 to ${MAX_LIMIT} or "unlimited" (got ${JSON.stringify(value) ?? typeof value})` });
     }
+  }
+
+  /**
+   * Cache each org's overrides in this process: setOverrides drops the org at once here and NOTIFYs the others
+   * on commit. While the listener is down, every read goes to the database.
+   */
+  listen(listener: PgListener) {
+    this.listener = listener;
+    listener.subscribe({
+      channel: ORG_LIMITS_CHANGED_CHANNEL,
+      onMessage: (payload) => this.forget(Number(payload)),
+      onConnect: async () => this.forget(),
+    });
+  }
+
+  private forget(orgId?: number) {
+    this.generation++;
+    if (orgId === undefined || Number.isNaN(orgId)) this.cached.clear();
+    else this.cached.delete(orgId);
+  }
+
+  /** The org's overrides, from this process's cache when it can be trusted. */
+  private async cachedOverrides(em: EntityManager, orgId: number): Promise<Map<string, OverrideValue>> {
+    if (!this.listener?.healthy) return this.overrides(em, orgId);
+    const hit = this.cached.get(orgId);
+    if (hit && hit.expires > Date.now()) return hit.overrides;
+    const generation = this.generation;
+    const overrides = await this.overrides(em, orgId);
+    if (this.listener.healthy && generation === this.generation) {
+      if (this.cached.size >= OVERRIDES_MAX_ORGS) this.cached.clear();
+      this.cached.set(orgId, { overrides, expires: Date.now() + OVERRIDES_TTL_MS });
+    }
+    return overrides;
   }
 
   /** Every bad LIMIT_<KEY> setting of a declared limit, one line each (empty when all are good). */
@@ -129,7 +172,7 @@ export class LimitsEngine implements LimitsService {
   /** The value in force for an org: its override, else LIMIT_<KEY>, else the manifest default (null: no limit). */
   async value(em: EntityManager, orgId: number, key: string): Promise<LimitValue> {
     const decl = this.decl(key);
-    return this.resolve(decl, await this.overrides(em, orgId, key));
+    return this.resolve(decl, this.listener ? await this.cachedOverrides(em, orgId) : await this.overrides(em, orgId, key));
   }
 
   /**
@@ -164,6 +207,54 @@ export class LimitsEngine implements LimitsService {
     );
     if (!rows.length) throw refuse();
     return { use: Number(rows[0].count), value, window, window_start: start, resets_at: end };
+  }
+
+  /**
+   * For a call that counts at its end (tool calls): does `amount` more fit in the current window? Read without a
+   * lock, so nothing waits; refuses with 429 (`rate_limited`) when it does not, and counts nothing. The use is
+   * counted by commitRate, which checks again under the row lock: this check only spares running a call that
+   * could not be counted.
+   */
+  async checkRate(em: EntityManager, orgId: number, key: string, amount = 1): Promise<PendingRateUse> {
+    const decl = this.declOf(key, 'rate', 'checkRate');
+    checkAmount(key, amount);
+    const window = decl.window!;
+    const now = this.now();
+    const pending: PendingRateUse = {
+      orgId, key, amount, value: (await this.value(em, orgId, key)).value, window, window_start: windowStart(window, now), resets_at: windowEnd(window, now),
+    };
+    if (pending.value !== null && (amount > pending.value || (await this.rateUse(em, orgId, key, pending.window_start)) + amount > pending.value)) {
+      throw this.rateRefusal(pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Count a use checked by checkRate, as the last statement of the call's transaction: the conditional increment
+   * takes the counter row's lock, held only through the commit, so calls of one org do not wait on each other
+   * while they run. A concurrent call that counted first and left no room makes this one 429 (roll back: nothing
+   * of it is kept or counted). The limit is never exceeded: the increment's condition is re-checked under the lock.
+   */
+  async commitRate(em: EntityManager, pending: PendingRateUse): Promise<RateUse> {
+    const { orgId, key, amount, value, window } = pending;
+    const rows: { count: number }[] = await em.execute(
+      `insert into usage_counters (organization_id, key, window_start, count) values (?, ?, ?::timestamptz, ?)
+       on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
+       ${value === null ? '' : 'where usage_counters.count + excluded.count <= ?'}
+       returning count`,
+      value === null ? [orgId, key, pending.window_start.toISOString(), amount] : [orgId, key, pending.window_start.toISOString(), amount, value],
+    );
+    if (!rows.length) throw this.rateRefusal(pending);
+    return { use: Number(rows[0].count), value, window, window_start: pending.window_start, resets_at: pending.resets_at };
+  }
+
+  private rateRefusal({ key, value, window, resets_at }: PendingRateUse) {
+    const retryAfter = Math.max(1, Math.ceil((resets_at.getTime() - this.now().getTime()) / 1000));
+    return tooManyRequests(
+      `Rate limit ${key} reached: ${value} a ${window}; try again in ${retryAfter} s`,
+      'rate_limited',
+      { limit: key, value, window, retry_after: retryAfter },
+    );
   }
 
   /**
@@ -285,6 +376,9 @@ export class LimitsEngine implements LimitsService {
       }
       if (from !== to) applied.push({ key, from, to });
     }
+    // This process drops the org's cached overrides now; the others when the transaction commits.
+    this.forget(orgId);
+    await em.execute('select pg_notify(?, ?)', [ORG_LIMITS_CHANGED_CHANNEL, String(orgId)]);
     return applied;
   }
 }

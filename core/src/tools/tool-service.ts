@@ -111,14 +111,16 @@ export class ToolService {
     if (problem) return this.refuse(audit, { ok: false, status: 400, error: `Invalid input for ${tool.name}: ${problem}`, reason: 'invalid_input' });
     try {
       return await forkFor(this.orm, org.id).transactional(async (em) => {
-        // Counted first and in the call's transaction: over the limit nothing runs; a failed call is not counted.
-        await this.services.limits.consume(em, org.id, CALLS_PER_MINUTE);
+        // Checked first (over the limit nothing runs) and counted last, in the call's transaction: a failed call is
+        // not counted, and the counter row is locked only through the commit, not while the call runs.
+        const use = await this.services.limits.checkRate(em, org.id, CALLS_PER_MINUTE);
         const ctx = { em, org, caller, log: this.log.child({ tool: tool.name, org: org.id }), services: this.services };
         const outcome: ToolOutcome = tool.confirm && confirm !== true
           ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
           : { ok: true, result: await tool.handler(ctx, input) };
         // Audited in the call's own transaction: one commit per successful call.
         await this.services.audit(em, auditEntry(audit, outcome));
+        await this.services.limits.commitRate(em, use);
         return outcome;
       });
     } catch (err) {
