@@ -6,6 +6,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
@@ -14,7 +15,7 @@ import type { MachineTokenCache } from '../auth/machine-tokens.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller } from '../modules/types.js';
 import { toolCaller } from './caller.js';
-import type { ToolService } from './tool-service.js';
+import type { RegisteredTool, ToolListing, ToolService } from './tool-service.js';
 
 /** JSON-RPC error code for a rate-limited call (server-defined range). */
 export const RATE_LIMITED = -32029;
@@ -49,13 +50,33 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
   return reply.code(status).send({ jsonrpc: '2.0', error: { code, message, ...(data && { data }) }, id: null });
 }
 
-function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
-  const server = new Server({ name: 'quad', version: options.version }, { capabilities: { tools: {} } });
+type McpTool = { name: string; title: string; description: string; inputSchema: { type: 'object' }; outputSchema?: { type: 'object' }; annotations: ToolListing['annotations'] };
+
+/**
+ * What one request's Server shares with the others (never a transport): the JSON Schema validator (the SDK's
+ * Server would build its own Ajv otherwise; ours never elicits, so it is not even used) and each tool's MCP listing.
+ */
+class SharedParts {
+  readonly validator = new AjvJsonSchemaValidator();
+  private readonly listings = new WeakMap<RegisteredTool, McpTool>();
+
+  constructor(private readonly tools: ToolService) {}
+
+  listing(tool: RegisteredTool): McpTool {
+    let listed = this.listings.get(tool);
+    if (!listed) {
+      const { name, title, description, inputSchema, outputSchema, annotations } = this.tools.listing(tool);
+      listed = { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(outputSchema && { outputSchema: outputSchema as { type: 'object' } }), annotations };
+      this.listings.set(tool, listed);
+    }
+    return listed;
+  }
+}
+
+function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
+  const server = new Server({ name: 'quad', version: options.version }, { capabilities: { tools: {} }, jsonSchemaValidator: shared.validator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: options.tools.visible(org, caller).map((t) => {
-      const { name, title, description, inputSchema, outputSchema, annotations } = options.tools.listing(t);
-      return { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(outputSchema && { outputSchema: outputSchema as { type: 'object' } }), annotations };
-    }),
+    tools: options.tools.visible(org, caller).map((t) => shared.listing(t)),
   }));
   server.setRequestHandler(ToolsCallRequest, async (request) => {
     // The SDK has checked params against CallToolRequestSchema by now (InvalidParams otherwise).
@@ -77,6 +98,7 @@ function mcpServer(options: McpOptions, org: OrgSnapshot, caller: ToolCaller, re
 
 export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf });
+  const shared = new SharedParts(options.tools);
   app.addHook('onRequest', async (request, reply) => {
     // On the raw response: the MCP transport answers on it directly (the reply is hijacked).
     reply.raw.setHeader('x-request-id', request.id);
@@ -117,7 +139,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     const org = await options.orgs.find(em, String(check.token.organization.id));
     if (!org) return refuse(reply, 'The token\'s org no longer exists');
 
-    const server = mcpServer(options, org, toolCaller(check.token), request.id);
+    const server = mcpServer(options, shared, org, toolCaller(check.token), request.id);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -44,10 +44,21 @@ function auditEntry({ org, caller, name, via }: AuditFields, outcome: ToolOutcom
   return { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: storableText(name, 200), result, via } };
 }
 
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 const unknownTool = (name: string): ToolOutcome => ({ ok: false, status: 404, error: `Unknown tool "${name}"`, reason: 'unknown_tool' });
 
 export class ToolService {
   private readonly checks = new WeakMap<object, TypeCheck<TSchema>>();
+  /** Built once per tool: the registry does not change while the process runs. */
+  private readonly listings = new WeakMap<RegisteredTool, ToolListing>();
+  private sorted: RegisteredTool[] | null = null;
 
   constructor(private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger) {}
 
@@ -62,10 +73,21 @@ export class ToolService {
   }
 
   visible(org: OrgSnapshot, caller: ToolCaller): RegisteredTool[] {
-    return [...this.services.registry.tools.values()].filter((t) => this.allowed(t, org, caller)).sort((a, b) => a.name.localeCompare(b.name));
+    this.sorted ??= [...this.services.registry.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return this.sorted.filter((t) => this.allowed(t, org, caller));
   }
 
+  /** How a tool is shown; one frozen object per tool, shared by every request. */
   listing(tool: RegisteredTool): ToolListing {
+    let listing = this.listings.get(tool);
+    if (!listing) {
+      listing = deepFreeze(this.buildListing(tool));
+      this.listings.set(tool, listing);
+    }
+    return listing;
+  }
+
+  private buildListing(tool: RegisteredTool): ToolListing {
     const input = structuredClone(tool.input) as Record<string, any>;
     if (tool.confirm) {
       input.properties = { ...input.properties, confirm: { type: 'boolean', description: 'true to act; without it the tool answers confirm_required with a preview' } };
@@ -73,7 +95,7 @@ export class ToolService {
     const title = tool.title ?? tool.name;
     return {
       name: tool.name, title, description: tool.description, inputSchema: input,
-      ...(tool.output && { outputSchema: tool.output as unknown as Record<string, unknown> }),
+      ...(tool.output && { outputSchema: structuredClone(tool.output) as unknown as Record<string, unknown> }),
       annotations: {
         title,
         readOnlyHint: tool.annotations?.readOnly ?? false,
