@@ -136,7 +136,10 @@ export class ToolService {
         // Checked first (over the limit nothing runs) and counted last, in the call's transaction: a failed call is
         // not counted, and the counter row is locked only through the commit, not while the call runs.
         const use = await this.services.limits.checkRate(em, org.id, CALLS_PER_MINUTE);
-        const ctx = { em, org, caller, log: this.log.child({ tool: tool.name, org: org.id }), services: this.services };
+        const log = this.log;
+        let child: FastifyBaseLogger | undefined;
+        // The tool's logger is made on first use: most calls never log.
+        const ctx = { em, org, caller, get log() { return (child ??= log.child({ tool: tool.name, org: org.id })); }, services: this.services };
         const outcome: ToolOutcome = tool.confirm && confirm !== true
           ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
           : { ok: true, result: await tool.handler(ctx, input) };
