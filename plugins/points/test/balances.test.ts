@@ -1,4 +1,5 @@
-// The maintained balance (points_balances, migration 0004) always equals the sum of the member's ledger rows,
+// The maintained balance (points_balances, migration 0004) always equals the sum of the member's ledger rows (and its
+// awarded, spent and row counts, which the dashboard sums, equal theirs),
 // whatever writes the rows: awards and deductions, check-in sheets, deleting an event's rows, raw inserts, updates
 // and deletes, and a deleted member or org; and the migration's backfill computes it from existing rows.
 import t from 'tap';
@@ -8,11 +9,16 @@ import { startPointsWorld, type PointsWorld } from './world.js';
 /** Every (org, member) whose maintained balance differs from the sum of their rows (either side missing = 0). */
 const drift = (w: PointsWorld) => w.sql(
   `select coalesce(b.organization_id, s.organization_id) as org, coalesce(b.user_id, s.user_id) as user,
-          coalesce(b.balance, 0)::int as maintained, coalesce(s.sum, 0)::int as sum
+          b.balance::int, b.awarded::int, b.spent::int, b.entries, s.balance::int as sum, s.awarded::int as sum_awarded,
+          s.spent::int as sum_spent, s.entries as rows
      from points_balances b
-     full join (select organization_id, user_id, sum(amount) as sum from points_entries group by 1, 2) s
+     full join (select organization_id, user_id, sum(amount) as balance,
+                       coalesce(sum(amount) filter (where amount > 0 and source <> 'refund'), 0) as awarded,
+                       coalesce(-sum(amount) filter (where amount < 0), 0) as spent, count(*)::int as entries
+                  from points_entries group by 1, 2) s
        on s.organization_id = b.organization_id and s.user_id = b.user_id
-    where coalesce(b.balance, 0) <> coalesce(s.sum, 0)`);
+    where (coalesce(b.balance, 0), coalesce(b.awarded, 0), coalesce(b.spent, 0), coalesce(b.entries, 0))
+          is distinct from (coalesce(s.balance, 0), coalesce(s.awarded, 0), coalesce(s.spent, 0), coalesce(s.entries, 0))`);
 
 t.test('the maintained balance equals the sum of the rows after every kind of ledger write', async (t) => {
   const w = await startPointsWorld(t);
@@ -39,6 +45,7 @@ t.test('the maintained balance equals the sum of the rows after every kind of le
   const ada = await w.userId({ email: 'ada@example.org' });
   await w.grant(ada, 7, other.id);
   await w.sql(`update points_entries set amount = amount * 2 where organization_id = ? and amount > 0`, [w.org.id]);
+  await w.sql(`update points_entries set source = 'refund' where organization_id = ? and amount = 4`, [w.org.id]);
   await w.sql(`update points_entries set user_id = ? where organization_id = ? and user_id = (select id from users where email = 'bob@example.org')`, [ada, w.org.id]);
   await w.sql(`delete from points_entries where organization_id = ? and amount = 2`, [w.org.id]);
   t.same(await drift(w), [], 'after raw updates (amounts and owners) and deletes');
@@ -62,5 +69,6 @@ t.test('0004 backfills every member\'s balance from their rows', async (t) => {
   const migration = await readFile(new URL('../migrations/0004_points_balances.sql', import.meta.url), 'utf8');
   await w.sql(migration.slice(migration.indexOf('-- Backfill')));
   t.same(await drift(w), []);
-  t.same((await w.sql('select user_id, balance::int from points_balances order by user_id')).map((r) => [r.user_id, r.balance]), [[ada, 7], [bob, 4]]);
+  t.same((await w.sql('select user_id, balance::int, awarded::int, spent::int, entries from points_balances order by user_id')).map((r) => [r.user_id, r.balance, r.awarded, r.spent, r.entries]),
+    [[ada, 7, 10, 3, 2], [bob, 4, 4, 0, 1]]);
 });
