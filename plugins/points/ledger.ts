@@ -86,9 +86,25 @@ const needsTransaction = (em: EntityManager, what: string) => {
  */
 export async function joinByEmail(em: EntityManager, orgId: number, email: string, opts: { studentId?: string | null } = {}): Promise<Member> {
   needsTransaction(em, 'joinByEmail');
-  const member = await ensureMemberByEmail(em, email);
+  const address = normalizeEmail(email);
+  const known = await knownMember(em, orgId, 'email = ?', address);
+  if (known?.known_by_email && (!opts.studentId || known.student_id)) return toMember(known);
+  const member = await ensureMemberByEmail(em, address);
   await noteMember(em, orgId, member.id, 'email', opts.studentId);
   return member;
+}
+
+interface KnownRow extends UserRow { known_by_email: boolean | null; known_by_discord: boolean | null; student_id: string | null }
+
+/**
+ * The person and what the org already knows of them, in one statement: a member the org already knows the same
+ * way (and with nothing new to record) needs no write, so the join costs this one read.
+ */
+async function knownMember(em: EntityManager, orgId: number, where: 'email = ?' | 'chat_user_id = ?', value: string): Promise<KnownRow | undefined> {
+  const [row] = await em.execute<KnownRow[]>(
+    `select u.id, u.chat_user_id, u.username, u.email, m.known_by_email, m.known_by_discord, m.student_id
+       from users u left join points_members m on m.organization_id = ? and m.user_id = u.id where u.${where}`, [orgId, value]);
+  return row;
 }
 
 /**
@@ -97,6 +113,8 @@ export async function joinByEmail(em: EntityManager, orgId: number, email: strin
  */
 export async function joinByChatUserId(em: EntityManager, orgId: number, chatUserId: string, opts: { username?: string | null; studentId?: string | null } = {}): Promise<Member> {
   needsTransaction(em, 'joinByChatUserId');
+  const known = await knownMember(em, orgId, 'chat_user_id = ?', chatUserId);
+  if (known?.known_by_discord && (!opts.username || known.username === opts.username) && (!opts.studentId || known.student_id)) return toMember(known);
   const member = await ensureMemberByChatUserId(em, chatUserId, opts.username);
   await noteMember(em, orgId, member.id, 'discord', opts.studentId);
   return member;
@@ -117,19 +135,24 @@ export async function memberOf(em: EntityManager, orgId: number, userId: number)
 }
 
 /**
- * Serialize a member's spends and cooldown checks in an org: a transaction-scoped advisory lock, released at
- * commit or rollback. Call it first thing inside the transaction that reads the balance and writes rows.
+ * Serialize a member's spends and cooldown checks in an org, and read their balance under the lock: the member's
+ * points_balances row (created at 0 when they have none) is locked until commit or rollback. Every ledger write
+ * updates that row too (migration 0004), so a balance read here cannot change before the transaction ends. Call it
+ * first thing inside the transaction that reads the balance and writes rows.
  */
-export async function lockMember(em: EntityManager, orgId: number, userId: number): Promise<void> {
+export async function lockMember(em: EntityManager, orgId: number, userId: number): Promise<number> {
   if (!em.isInTransaction()) throw new Error('lockMember needs a transaction (em.transactional)');
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`points.member:${orgId}:${userId}`]);
+  const [row] = await em.execute<{ balance: string }[]>(
+    `insert into points_balances (organization_id, user_id, balance) values (?, ?, 0)
+     on conflict (organization_id, user_id) do update set balance = points_balances.balance returning balance`, [orgId, userId]);
+  return Number(row!.balance);
 }
 
-/** A member's balance in the org: the sum of their rows. */
+/** A member's balance in the org: the sum of their rows, as maintained in points_balances (one row read). */
 export async function balanceOf(em: EntityManager, orgId: number, userId: number): Promise<number> {
   const [row] = await em.execute<{ balance: string }[]>(
-    'select coalesce(sum(amount), 0) as balance from points_entries where organization_id = ? and user_id = ?', [orgId, userId]);
-  return Number(row!.balance);
+    'select balance from points_balances where organization_id = ? and user_id = ?', [orgId, userId]);
+  return Number(row?.balance ?? 0);
 }
 
 export interface NewEntry {

@@ -8,7 +8,7 @@ import {
 import { PointsEntry } from './entities.js';
 import { readCheckins, type CheckinRow } from './csv.js';
 import {
-  addEntry, balanceOf, entriesOf, entryView, joinByChatUserId, joinByEmail, lockMember, memberOf, type Member,
+  addEntry, entriesOf, entryView, joinByChatUserId, joinByEmail, lockMember, memberOf, type Member,
 } from './ledger.js';
 import { leaderboard, listEvents, listMembers, memberSummary } from './queries.js';
 import {
@@ -83,8 +83,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     // One transaction: the member's row and the org's record of them are written with the award, or not at all.
     const result = await request.em.transactional(async (em) => {
       const member = await join(em, org.id, who);
-      await lockMember(em, org.id, member.id);
-      const before = await balanceOf(em, org.id, member.id);
+      const before = await lockMember(em, org.id, member.id);
       if (before + b.amount < 0) {
         throw badRequest(`The member has ${before} points; taking ${-b.amount} would leave them below zero`, 'insufficient_points', { balance: before });
       }

@@ -5,7 +5,7 @@
 // order, no points row, no stock change, no new member.
 import { HttpError, conflict, badRequest, type CoreServices, type EntityManager } from '@quad/core';
 import type { Member, PointsLedger } from './points-ledger.js';
-import { Order, OrderItem, type OrderChannel } from './entities.js';
+import type { OrderChannel, OrderStatus } from './entities.js';
 
 export interface CheckoutItem { product_id: number; quantity: number; price: number }
 /** Who orders: a storefront member by email, or a member with a Discord session by chat user id. */
@@ -57,7 +57,8 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     const member: Member = 'email' in buyer
       ? await ledger.joinByEmail(tx, orgId, buyer.email)
       : await ledger.joinByChatUserId(tx, orgId, buyer.chatUserId, { username: buyer.username });
-    await ledger.lockMember(tx, orgId, member.id);
+    // The member's lock, and their balance read under it (a maintained row, not a sum over their history).
+    const balance = await ledger.lockMember(tx, orgId, member.id);
     const products = await tx.execute<LockedProduct[]>(
       `select id, name, price, stock from products where organization_id = ? and id in (${placeholders(ids.length)}) order by id for update`,
       [orgId, ...ids]);
@@ -66,8 +67,7 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     if (missing.length) throw new HttpError(404, `No product ${missing.join(', ')} in this store`, 'product_not_found', { product_ids: missing });
     const catalogTotal = input.items.reduce((sum, i) => sum + byId.get(i.product_id)!.price * i.quantity, 0);
 
-    // 1. Balance (the sum of the member's rows), against the catalog total.
-    const balance = await ledger.balanceOf(tx, orgId, member.id);
+    // 1. Balance against the catalog total.
     if (balance < catalogTotal) {
       throw badRequest(`This order costs ${catalogTotal} points; the balance is ${balance}`, 'insufficient_points', { balance, total: catalogTotal });
     }
@@ -90,14 +90,11 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
         items: mismatched, total: input.total, catalog_total: catalogTotal,
       });
     }
-    // 4. The order and its items (name and price kept as charged).
-    const order = tx.create(Order, { organization: orgId, userId: member.id, total: catalogTotal, channel: input.channel, status: 'pending', message: '' });
-    await tx.flush();
-    const items = input.items.map((i) => tx.create(OrderItem, {
-      organization: orgId, orderId: order.id, productId: i.product_id, name: byId.get(i.product_id)!.name,
-      price: byId.get(i.product_id)!.price, quantity: i.quantity,
-    }));
-    await tx.flush();
+    // 4. The order and its items (name and price kept as charged), in one statement.
+    const { order, items } = await insertOrder(tx, {
+      orgId, userId: member.id, total: catalogTotal, channel: input.channel,
+      items: input.items.map((i) => ({ productId: i.product_id, name: byId.get(i.product_id)!.name, price: byId.get(i.product_id)!.price, quantity: i.quantity })),
+    });
     // 5. order.created (a notification for the officers).
     await services.emit(tx, {
       orgId, kind: 'order.created', title: `New order #${order.id} from ${buyerName(buyer)}`,
@@ -111,3 +108,33 @@ export async function checkout(em: EntityManager, services: Pick<CoreServices, '
     return { order, items, member, pointsDeducted: catalogTotal, balance: balance - catalogTotal };
   }));
 }
+
+export interface PlacedOrder { id: number; userId: number; status: OrderStatus; total: number; message: string; channel: OrderChannel; createdAt: Date; updatedAt: Date }
+export interface PlacedItem { orderId: number; productId: number; name: string; price: number; quantity: number }
+
+/** Insert an order and its items in one round trip (a data-modifying CTE), in the caller's transaction. */
+async function insertOrder(tx: EntityManager, o: {
+  orgId: number; userId: number; total: number; channel: OrderChannel; items: Omit<PlacedItem, 'orderId'>[];
+}): Promise<{ order: PlacedOrder; items: PlacedItem[] }> {
+  const [row] = await tx.execute<{ id: number; created_at: Date; updated_at: Date }[]>(
+    `with o as (
+       insert into orders (organization_id, user_id, total, channel, status, message) values (?, ?, ?, ?, 'pending', '')
+       returning id, created_at, updated_at),
+     i as (
+       insert into order_items (organization_id, order_id, product_id, name, price, quantity)
+       select ?, o.id, x.product_id, x.name, x.price, x.quantity
+         from o, unnest(?::int[], ?::text[], ?::int[], ?::int[]) with ordinality as x(product_id, name, price, quantity, n)
+        order by x.n)
+     select id, created_at, updated_at from o`,
+    [o.orgId, o.userId, o.total, o.channel, o.orgId,
+      `{${o.items.map((i) => i.productId).join(',')}}`, pgTextArray(o.items.map((i) => i.name)),
+      `{${o.items.map((i) => i.price).join(',')}}`, `{${o.items.map((i) => i.quantity).join(',')}}`]);
+  const id = Number(row!.id);
+  return {
+    order: { id, userId: o.userId, status: 'pending', total: o.total, message: '', channel: o.channel, createdAt: new Date(row!.created_at), updatedAt: new Date(row!.updated_at) },
+    items: o.items.map((i) => ({ ...i, orderId: id })),
+  };
+}
+
+/** A PostgreSQL array literal of texts (every element quoted, quotes and backslashes escaped). */
+const pgTextArray = (values: string[]) => `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;

@@ -6,12 +6,13 @@ export const storeDashboard: DashboardDecl = {
     const [p] = await em.execute<{ products: string; in_stock: string; out_of_stock: string }[]>(
       `select count(*) as products, count(*) filter (where stock > 0) as in_stock, count(*) filter (where stock = 0) as out_of_stock
          from products where organization_id = ?`, [org.id]);
+    // Order counts from the maintained per-member counters (store_member_orders), not every order.
     const [o] = await em.execute<{ orders: string; open: string; pending: string; spent: string }[]>(
-      `select count(*) as orders,
-              count(*) filter (where status in ('pending', 'processing', 'shipped')) as open,
-              count(*) filter (where status = 'pending') as pending,
-              coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent
-         from orders where organization_id = ?`, [org.id]);
+      `select coalesce(sum(orders), 0) as orders,
+              coalesce(sum(orders) filter (where status in ('pending', 'processing', 'shipped')), 0) as open,
+              coalesce(sum(orders) filter (where status = 'pending'), 0) as pending,
+              coalesce(sum(points) filter (where status <> 'cancelled'), 0) as spent
+         from store_member_orders where organization_id = ?`, [org.id]);
     return {
       products: Number(p!.products), products_in_stock: Number(p!.in_stock), products_out_of_stock: Number(p!.out_of_stock),
       orders: Number(o!.orders), open_orders: Number(o!.open), pending_orders: Number(o!.pending), points_spent: Number(o!.spent),

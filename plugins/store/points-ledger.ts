@@ -26,8 +26,8 @@ export interface PointsLedger {
   joinByChatUserId(em: EntityManager, orgId: number, chatUserId: string, opts?: { username?: string | null }): Promise<Member>;
   /** Members as the org knows them; users the org has no record of are left out. */
   membersOf(em: EntityManager, orgId: number, userIds: readonly number[]): Promise<MemberView[]>;
-  /** Serialize a member's spends in an org; first thing inside the transaction that reads the balance and writes. */
-  lockMember(em: EntityManager, orgId: number, userId: number): Promise<void>;
+  /** Serialize a member's spends in an org and read their balance under the lock; first thing inside the transaction that writes. */
+  lockMember(em: EntityManager, orgId: number, userId: number): Promise<number>;
   balanceOf(em: EntityManager, orgId: number, userId: number): Promise<number>;
   /** One ledger row in the caller's transaction: the spend of an order (negative) or its refund. */
   addEntry(em: EntityManager, entry: {

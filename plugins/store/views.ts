@@ -55,7 +55,8 @@ export async function loadOrders(
   em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number },
   opts: { page: number; per_page: number; members?: { ledger: PointsLedger; orgId: number } },
 ) {
-  const [orders, total] = await em.findAndCount(Order, where, { orderBy: { createdAt: 'desc', id: 'desc' }, ...pageWindow(opts) });
+  const orders = await em.find(Order, where, { orderBy: { createdAt: 'desc', id: 'desc' }, ...pageWindow(opts) });
+  const total = await countOrders(em, where, opts.members?.orgId);
   const ids = orders.map((o) => o.id);
   const items = ids.length ? await em.find(OrderItem, { orderId: { $in: ids } }, { orderBy: { id: 'asc' } }) : [];
   const members = new Map<number, MemberInfo>();
@@ -67,4 +68,17 @@ export async function loadOrders(
     orders: orders.map((o) => orderView(o, items.filter((i) => i.orderId === o.id), opts.members ? members.get(o.userId) ?? NOBODY : undefined)),
     total,
   };
+}
+
+/**
+ * How many orders match: for the officers' list (the org's orders, by status or all) the sum of the maintained
+ * counters (store_member_orders, one row per member and status) instead of counting every order the org has had;
+ * a member's own orders or one order are counted as before.
+ */
+async function countOrders(em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number }, orgId?: number): Promise<number> {
+  if (orgId === undefined || where.userId !== undefined || where.id !== undefined) return em.count(Order, where);
+  const [row] = await em.execute<{ n: string }[]>(
+    `select coalesce(sum(orders), 0) as n from store_member_orders where organization_id = ?${where.status ? ' and status = ?' : ''}`,
+    where.status ? [orgId, where.status] : [orgId]);
+  return Number(row!.n);
 }

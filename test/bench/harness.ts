@@ -8,6 +8,8 @@ export interface Target {
   label: string; url: string; method?: 'GET' | 'POST'; body?: object; headers?: Record<string, string>;
   /** Bearer tokens presented in turn, one per request (calls spread over the tokens' orgs). */
   tokens?: string[];
+  /** autocannon's request sequence (e.g. a setupRequest that varies the token per request). */
+  requests?: Request[];
 }
 
 /** Child side: start the servers, hand their targets to the parent, and tear down when told. */
@@ -34,14 +36,14 @@ async function measure(target: Target, seconds: number, connections: number): Pr
     url: target.url, method: target.method ?? 'GET', connections, duration: seconds,
     headers: { ...(target.body && { 'content-type': 'application/json' }), ...target.headers },
     ...(target.body && { body: JSON.stringify(target.body) }),
-    ...(target.tokens && { requests: [{ setupRequest: rotateBearer(target.tokens) }] }),
+    ...(target.requests ? { requests: target.requests } : target.tokens && { requests: [{ setupRequest: rotateBearer(target.tokens) }] }),
   });
   if (result.non2xx || result.errors) throw new Error(`${target.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result.requests.average;
 }
 
 /** Parent side: fork `script --serve`, measure the targets it returns in order, print req/s; returns them by label. */
-export async function measureTargets<T>(script: string, pick: (served: T) => Target[]): Promise<Record<string, number>> {
+export async function measureTargets<T>(script: string, pick: (served: T) => Target[], after?: (served: T) => Promise<void>): Promise<Record<string, number>> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' } } });
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
@@ -57,6 +59,7 @@ export async function measureTargets<T>(script: string, pick: (served: T) => Tar
       rates[target.label] = await measure(target, seconds, connections);
       console.log(`${target.label.padEnd(62)} ${rates[target.label].toFixed(0).padStart(7)} req/s`);
     }
+    await after?.(served);
     return rates;
   } finally {
     child.send('stop');

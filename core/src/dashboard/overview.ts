@@ -20,17 +20,23 @@ export async function overview(deps: {
   const { em, org, registry, services, ci, log } = deps;
   const since = (ms: number) => new Date(Date.now() - ms);
   const day = 86_400_000;
-  const count = async (sql: string, params: unknown[]) => Number((await em.execute<{ n: number }[]>(sql, params))[0].n);
 
   const [counts, problems, changes, runs, ciAnswer, sections] = await Promise.all([
-    (async () => ({
-      open_problems: await count(`select count(*)::int as n from notifications where organization_id = ? and category = 'problem' and status = 'open'`, [org.id]),
-      open_events: await count(`select count(*)::int as n from notifications where organization_id = ? and category = 'event' and status = 'open' and created_at >= ?`, [org.id, since(EVENT_RETENTION_DAYS * day).toISOString()]),
-      open_errors: await count(`select count(*)::int as n from error_log where organization_id = ? and status = 'open'`, [org.id]),
-      errors_24h: await count(`select count(*)::int as n from error_log where organization_id = ? and created_at >= ?`, [org.id, since(day).toISOString()]),
-      failed_jobs_24h: await count(`select count(*)::int as n from job_runs where organization_id = ? and status = 'failed' and finished_at >= ?`, [org.id, since(day).toISOString()]),
-      changes_7d: await count(`select count(*)::int as n from audit_log where organization_id = ? and created_at >= ?`, [org.id, since(7 * day).toISOString()]),
-    }))(),
+    // The six counts in one statement (one round trip instead of six in a row).
+    (async () => {
+      const [row] = await em.execute<Record<string, number>[]>(
+        `select
+           (select count(*)::int from notifications where organization_id = ? and category = 'problem' and status = 'open') as open_problems,
+           (select count(*)::int from notifications where organization_id = ? and category = 'event' and status = 'open' and created_at >= ?) as open_events,
+           (select count(*)::int from error_log where organization_id = ? and status = 'open') as open_errors,
+           (select count(*)::int from error_log where organization_id = ? and created_at >= ?) as errors_24h,
+           (select count(*)::int from job_runs where organization_id = ? and status = 'failed' and finished_at >= ?) as failed_jobs_24h,
+           (select count(*)::int from audit_log where organization_id = ? and created_at >= ?) as changes_7d`,
+        [org.id, org.id, since(EVENT_RETENTION_DAYS * day).toISOString(), org.id, org.id, since(day).toISOString(),
+          org.id, since(day).toISOString(), org.id, since(7 * day).toISOString()]);
+      const counts = ['open_problems', 'open_events', 'open_errors', 'errors_24h', 'failed_jobs_24h', 'changes_7d'] as const;
+      return Object.fromEntries(counts.map((k) => [k, Number(row![k])])) as Record<(typeof counts)[number], number>;
+    })(),
     em.fork().find(Notification, { category: 'problem', status: 'open' }, { orderBy: { raisedAt: 'desc', id: 'desc' }, limit: RECENT_ROWS }),
     em.fork().find(AuditEntry, {}, { orderBy: { id: 'desc' }, limit: RECENT_ROWS }),
     em.fork().find(JobRun, {}, { orderBy: { id: 'desc' }, limit: RECENT_ROWS }),

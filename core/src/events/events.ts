@@ -58,12 +58,22 @@ export class EventPipeline {
       const title = cut(String(input.title ?? '').trim() || input.kind, TITLE_MAX);
       const message = cut(input.message ?? '', MESSAGE_MAX);
       const data = input.data ?? {};
+      // The insert and the prune in one statement. The prune's subqueries see the org's events as they were
+      // before this one (the newest of them), so it keeps the newest 199 of those: 200 with the new one. Both walk
+      // the index notifications_org_events_newest; an org under the cap deletes nothing.
       const [row] = await tem.execute<{ id: string | number; created_at: Date }[]>(
-        `insert into notifications (organization_id, category, kind, title, message, data)
+        `with pruned as (
+           delete from notifications where id in (
+             (select id from notifications where organization_id = ? and category = 'event'
+               order by created_at desc, id desc offset ?)
+             union all
+             (select id from notifications where organization_id = ? and category = 'event'
+                and created_at < now() - make_interval(days => ?)))
+         )
+         insert into notifications (organization_id, category, kind, title, message, data)
          values (?, 'event', ?, ?, ?, ?::jsonb) returning id, created_at`,
-        [input.orgId, input.kind, title, message, JSON.stringify(data)],
+        [input.orgId, EVENTS_KEPT_PER_ORG - 1, input.orgId, EVENT_RETENTION_DAYS, input.orgId, input.kind, title, message, JSON.stringify(data)],
       );
-      await pruneOrgEvents(tem, input.orgId);
       const event: EmittedEvent = {
         id: Number(row.id), orgId: input.orgId, kind: input.kind, title, message, data, createdAt: new Date(row.created_at),
       };
@@ -104,17 +114,6 @@ export class EventPipeline {
       }
     }
   }
-}
-
-/** Drop an org's events beyond the newest 200 and those older than 30 days. */
-export async function pruneOrgEvents(em: EntityManager, orgId: number): Promise<void> {
-  await em.execute(
-    `delete from notifications where organization_id = ? and category = 'event' and (
-       created_at < now() - make_interval(days => ?)
-       or id in (select id from notifications where organization_id = ? and category = 'event'
-                 order by created_at desc, id desc offset ?))`,
-    [orgId, EVENT_RETENTION_DAYS, orgId, EVENTS_KEPT_PER_ORG],
-  );
 }
 
 /** Every org's events beyond the newest 200 or older than 30 days (the daily events.prune job). */

@@ -227,6 +227,30 @@ t.test('orders: status moves, messages, cancel and delete', async (t) => {
     t.equal(orders.values[29], Number(c!.orders), 'all today');
     t.equal(orders.values.slice(0, 29).reduce((a, b) => a + b, 0), 0);
   });
+
+  t.test('the maintained order counters (store_member_orders) equal the orders after checkouts, moves, cancels, deletes and raw writes', async (t) => {
+    const drift = () => w.sql(`select coalesce(c.user_id, o.user_id) as user, coalesce(c.status, o.status) as status, c.orders, c.points, o.n, o.total
+        from store_member_orders c
+        full join (select organization_id, user_id, status, count(*)::int as n, sum(total)::int as total from orders group by 1, 2, 3) o
+          on o.organization_id = c.organization_id and o.user_id = c.user_id and o.status = c.status
+       where (coalesce(c.orders, 0), coalesce(c.points, 0)) is distinct from (coalesce(o.n, 0), coalesce(o.total, 0))`);
+    t.same(await drift(), [], 'after the tests above');
+    const mug = (await w.call({ method: 'POST', url: '/api/storefront/acm/products', ...officer, body: { name: 'Mug', price: 5, stock: 10 } })).json().id;
+    const buy = async (quantity: number) => (await w.call({ method: 'POST', url: '/api/storefront/acm/checkout', token, body: { items: [{ product_id: mug, quantity, price: 5 }], total: 5 * quantity } })).json().order.id as number;
+    const a = await buy(1);
+    const b = await buy(2);
+    t.equal((await move(a, { status: 'shipped' })).statusCode, 200);
+    t.equal((await move(b, { status: 'cancelled' })).statusCode, 200);
+    t.same(await drift(), [], 'after a move and a cancel');
+    await w.sql(`update orders set total = total + 1, user_id = ? where id = ?`, [await w.userId({ email: 'other@example.org' }), a]);
+    await w.sql('delete from orders where id = ?', [b]);
+    t.same(await drift(), [], 'after raw updates and deletes');
+    const list = await w.call({ url: '/api/storefront/acm/orders?per_page=1', ...officer });
+    const [n] = await w.sql<{ n: number }>('select count(*)::int as n from orders');
+    t.equal(list.json().total, n!.n, 'the officers\' list totals every order of the org from the counters');
+    const shipped = await w.call({ url: '/api/storefront/acm/orders?status=shipped', ...officer });
+    t.equal(shipped.json().total, shipped.json().orders.length);
+  });
 });
 
 t.test('the store needs the points module', async (t) => {
