@@ -1,6 +1,6 @@
 // The process logger (pino). Request URLs are logged without the values of credential-like query
 // parameters (OAuth codes, states, tokens), so no credential reaches a log line.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 const SECRET_PARAMS = /([?&](?:code|state|token|access_token|refresh_token|client_secret)=)[^&#]*/gi;
 
@@ -18,6 +18,7 @@ export const LOG_SERIALIZERS = {
   }),
 };
 
-export function createLogger(level: string): Logger {
-  return pino({ level, serializers: LOG_SERIALIZERS });
+/** The process logger; lines go to stdout unless a destination is given (the benchmarks write to /dev/null). */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return destination ? pino({ level, serializers: LOG_SERIALIZERS }, destination) : pino({ level, serializers: LOG_SERIALIZERS });
 }
