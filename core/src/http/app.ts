@@ -117,7 +117,6 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    request.em = orm.em.fork();
     const policy = request.routeOptions.config?.auth;
     if (!policy) return; // the 404 handler
     const [handler, argument] = policies.handler(policy);
