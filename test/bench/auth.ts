@@ -25,7 +25,7 @@ const benchRoutes: RoutesPlugin = async (app) => {
   app.get('/api/bench/:org/core-read', { config: { auth: 'officer' }, schema: { params } }, async (request) => {
     // Drop the cached org first, so the lookup goes to the database as on a cache miss.
     request.server.orgs.invalidate(request.org!.id);
-    const org = await request.server.orgs.find(request.em, request.org!.prefix);
+    const org = await request.server.orgs.find(request.org!.prefix);
     return { ok: true, org: org?.prefix ?? null };
   });
   app.get('/api/bench/:org/read', { config: { auth: 'officer' }, schema: { params } }, async (request) => {

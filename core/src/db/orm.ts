@@ -28,3 +28,23 @@ export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
   if (orgId != null) em.setFilterParams(ORG_FILTER, { orgId });
   return em;
 }
+
+/** A named (prepared once per connection) statement; `name` must be unique to its `text`. */
+export interface PreparedQuery { name: string; text: string; values: unknown[] }
+export type RawQuery = <R = Record<string, unknown>>(query: PreparedQuery) => Promise<R[]>;
+
+/**
+ * Raw prepared SQL on the ORM's own pool, for the core's hot per-request lookups (no query builder, no entity
+ * hydration). Never for org-owned data without an explicit org condition: no filter applies here.
+ */
+export function rawQuery(orm: MikroORM): RawQuery {
+  const client = orm.em.getKnex().client;
+  return async <R>(query: PreparedQuery) => {
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query(query)).rows as R[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  };
+}

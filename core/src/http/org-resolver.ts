@@ -13,7 +13,7 @@ export async function resolveOrg(request: FastifyRequest): Promise<void> {
   if (!isOrgRef(ref)) {
     throw badRequest(`params.org: must be an org prefix or id (${OrgRef.minLength} to ${OrgRef.maxLength} letters, digits, _ or -)`, 'validation', { field: 'params.org' });
   }
-  const org = await request.server.orgs.find(request.em, ref);
+  const org = await request.server.orgs.find(ref);
   if (!org) throw notFound(`No org "${ref}"`, 'unknown_org');
   request.org = org;
   // A fork made before now (by the auth policy) is bound here; a later one is bound when `request.em` makes it.
