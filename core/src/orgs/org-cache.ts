@@ -16,6 +16,7 @@ const MAX_ENTRIES = 10_000;
 const ORG_COLUMNS = `id, prefix, name, discord_guild_id as "discordGuildId", officer_role_id as "officerRoleId", description,
   points_per_message as "pointsPerMessage", points_cooldown_seconds as "pointsCooldownSeconds", modules, config, publisher,
   created_at as "createdAt"`;
+type OrgRow = Omit<OrganizationEntity, 'createdAt'> & { createdAt: string | Date };
 const BY_ID = { name: 'quad_org_by_id', text: `select ${ORG_COLUMNS} from organizations where id = $1` };
 const BY_PREFIX = { name: 'quad_org_by_prefix', text: `select ${ORG_COLUMNS} from organizations where prefix = $1` };
 
@@ -63,9 +64,10 @@ export class OrgCache {
     const key = byId ? `id:${Number(ref)}` : `prefix:${ref.toLowerCase()}`;
     const hit = this.listener.healthy ? this.entries.get(key) : undefined;
     if (hit && hit.expires > Date.now()) return hit.org;
-    const [found] = await this.query<OrganizationEntity>(byId ? { ...BY_ID, values: [Number(ref)] } : { ...BY_PREFIX, values: [ref.toLowerCase()] });
-    if (!found) return null;
-    const org = orgSnapshot(found);
+    const [row] = await this.query<OrgRow>(byId ? { ...BY_ID, values: [Number(ref)] } : { ...BY_PREFIX, values: [ref.toLowerCase()] });
+    if (!row) return null;
+    // The ORM's pool hands timestamps over as text (MikroORM parses them itself).
+    const org = orgSnapshot({ ...row, createdAt: new Date(row.createdAt) });
     if (this.listener.healthy) this.store(org);
     return org;
   }
