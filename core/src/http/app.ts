@@ -90,8 +90,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   await app.register(helmet, SECURITY_HEADERS);
   // Answers carry tokens, secrets and members' data: no cache (browser or proxy) keeps any answer, unless its
   // route says otherwise by setting Cache-Control itself.
-  app.addHook('onSend', async (_request, reply) => {
+  // (A callback hook, not an async one: no promise per response.)
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
   // The OpenAPI document shows the credential each route's auth policy takes, unless the route declares its own.
   app.addHook('onRoute', (route) => documentSecurity(route));
