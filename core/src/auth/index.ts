@@ -9,7 +9,7 @@ import { AccessControl } from './access.js';
 import { BotStatus } from '../admin/bot-status.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
 import { RevocationList } from './revocations.js';
-import type { RawQuery } from '../db/orm.js';
+import type { RawQuery } from '../db/raw-query.js';
 import type { PgListener } from '../db/listener.js';
 import { randomSecret } from './secrets.js';
 

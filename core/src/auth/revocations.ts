@@ -2,7 +2,7 @@
 // unexpired ids in memory so a token check reads no database: it loads them when its listener connects and hears
 // new ones through NOTIFY. While the listener is down it asks the database on every check instead (fails safe).
 import type { PgListener } from '../db/listener.js';
-import type { RawQuery } from '../db/orm.js';
+import type { RawQuery } from '../db/raw-query.js';
 
 export const REVOKED_CHANNEL = 'quad_token_revoked';
 

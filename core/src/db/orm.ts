@@ -5,6 +5,7 @@ import { Organization } from '../entities/organization.js';
 import { AuditEntry, ErrorEntry, JobRun, Notification } from '../entities/logs.js';
 import { ORG_FILTER } from './org-owned.js';
 import type { Module } from '../modules/types.js';
+import type { PreparedQuery, RawQuery } from './raw-query.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
@@ -29,9 +30,7 @@ export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
   return em;
 }
 
-/** A named (prepared once per connection) statement; `name` must be unique to its `text`. */
-export interface PreparedQuery { name: string; text: string; values: unknown[] }
-export type RawQuery = <R = Record<string, unknown>>(query: PreparedQuery) => Promise<R[]>;
+export type { PreparedQuery, RawQuery } from './raw-query.js';
 
 /**
  * Raw prepared SQL on the ORM's own pool, for the core's hot per-request lookups (no query builder, no entity

@@ -4,7 +4,7 @@
 // pool (no ORM: this runs on the request path of every org route).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PgListener } from '../db/listener.js';
-import type { RawQuery } from '../db/orm.js';
+import type { RawQuery } from '../db/raw-query.js';
 import type { OrganizationEntity } from '../entities/organization.js';
 import { INT4_MAX, isOrgRef } from '../http/schemas.js';
 
