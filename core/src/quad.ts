@@ -11,7 +11,7 @@ import { authModule, tokensModule } from './auth/module.js';
 import { createAuth, type AuthServices } from './auth/index.js';
 import { registerAuthPolicies } from './auth/policies.js';
 import { installedExtensions, migrate } from './db/migrator.js';
-import { openOrm } from './db/orm.js';
+import { openOrm, rawQuery } from './db/orm.js';
 import { PgListener } from './db/listener.js';
 import { OrgCache } from './orgs/org-cache.js';
 import { buildHttpApp } from './http/app.js';
@@ -122,8 +122,9 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
   // One LISTEN connection per API process: token revocations and org changes.
   const listener = new PgListener(url, log);
-  const auth = createAuth(settings, listener, log);
-  const orgs = new OrgCache(listener);
+  const query = rawQuery(orm);
+  const auth = createAuth(settings, listener, log, query);
+  const orgs = new OrgCache(listener, query);
   const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
   limitsEngine.listen(listener);
   const services = createServices({

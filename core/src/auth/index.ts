@@ -10,6 +10,7 @@ import { BotStatus } from '../admin/bot-status.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
 import { RevocationList } from './revocations.js';
 import { MachineTokenCache } from './machine-tokens.js';
+import type { RawQuery } from '../db/raw-query.js';
 import type { PgListener } from '../db/listener.js';
 import { randomSecret } from './secrets.js';
 
@@ -27,7 +28,7 @@ export interface AuthServices {
   secretKey: string;
 }
 
-export function createAuth(settings: Settings, listener: PgListener, log: FastifyBaseLogger): AuthServices {
+export function createAuth(settings: Settings, listener: PgListener, log: FastifyBaseLogger, query: RawQuery): AuthServices {
   const dataDir = resolve(settings.DATA_DIR);
   const discord = new DiscordClient({
     apiUrl: settings.DISCORD_API_URL,
@@ -39,7 +40,7 @@ export function createAuth(settings: Settings, listener: PgListener, log: Fastif
   });
   const idp = new IdpClient({ apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES });
   const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log });
-  const revocations = new RevocationList(listener);
+  const revocations = new RevocationList(listener, query);
   if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are signed with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);
   return {
     discord,

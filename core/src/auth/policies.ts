@@ -18,6 +18,7 @@ import { credentialOf, type IdpCaller, type MachineCaller, type MemberCaller, ty
 import { CLI_SCOPE } from './machine-tokens.js';
 import { readSession } from './session.js';
 import { ISSUER, MACHINE_TOKEN_PREFIX } from './secrets.js';
+import { VerifiedTokenCache } from './jwt-cache.js';
 import { IdpTokenInvalid } from '../adapters/idp/index.js';
 import { DiscordUnavailable } from '../adapters/discord/index.js';
 
@@ -44,17 +45,22 @@ function issuerOf(token: string): string | null {
 const isExpired = (err: unknown) => (err as { code?: string })?.code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED' || (err as { code?: string })?.code === 'FAST_JWT_EXPIRED';
 
 export function createPolicies(auth: AuthServices) {
+  const verified = new VerifiedTokenCache<PlatformClaims>();
+
   /** Verify one of our JWTs: 401 invalid or revoked, 403 expired (header tokens only). */
   async function platformCaller(request: FastifyRequest, token: string): Promise<OfficerCaller> {
-    let claims: PlatformClaims;
-    try {
-      claims = request.server.jwt.verify<PlatformClaims>(token);
-    } catch (err) {
-      if (isExpired(err)) throw new HttpError(403, 'Access token expired; refresh it', 'token_expired');
-      throw unauthorized('Invalid token', 'invalid_token');
+    let claims = verified.get(token);
+    if (!claims) {
+      try {
+        claims = request.server.jwt.verify<PlatformClaims>(token);
+      } catch (err) {
+        if (isExpired(err)) throw new HttpError(403, 'Access token expired; refresh it', 'token_expired');
+        throw unauthorized('Invalid token', 'invalid_token');
+      }
+      verified.set(token, claims);
     }
     if (claims.iss !== ISSUER || (claims.type !== 'access' && claims.type !== 'app') || !claims.jti) throw unauthorized('Invalid token', 'invalid_token');
-    if (await auth.revocations.isRevoked(claims.jti, (sql, params) => request.em.execute(sql, params as never[]))) {
+    if (await auth.revocations.isRevoked(claims.jti)) {
       throw unauthorized('Token revoked', 'token_revoked');
     }
     return {

@@ -2,6 +2,7 @@
 // unexpired ids in memory so a token check reads no database: it loads them when its listener connects and hears
 // new ones through NOTIFY. While the listener is down it asks the database on every check instead (fails safe).
 import type { PgListener } from '../db/listener.js';
+import type { RawQuery } from '../db/raw-query.js';
 
 export const REVOKED_CHANNEL = 'quad_token_revoked';
 
@@ -10,7 +11,8 @@ type Execute = (sql: string, params: unknown[]) => Promise<unknown[]>;
 export class RevocationList {
   private readonly revoked = new Map<string, number>(); // jti -> expiry (ms)
 
-  constructor(private readonly listener: PgListener) {
+  /** `query` runs the database fallback (a prepared statement on the pool). */
+  constructor(private readonly listener: PgListener, private readonly query: RawQuery) {
     listener.subscribe({
       channel: REVOKED_CHANNEL,
       onMessage: (payload) => {
@@ -29,15 +31,15 @@ export class RevocationList {
     this.revoked.set(jti, expiresAtMs);
   }
 
-  /** Is this JWT id revoked? `query` is the database fallback while the listener is down. */
-  async isRevoked(jti: string, query: Execute): Promise<boolean> {
+  /** Is this JWT id revoked? Asks the database while the listener is down. */
+  async isRevoked(jti: string): Promise<boolean> {
     if (this.listener.healthy) {
       const exp = this.revoked.get(jti);
       if (exp === undefined) return false;
       if (exp < Date.now()) this.revoked.delete(jti);
       return true;
     }
-    return (await query('select 1 from revoked_tokens where jti = ?', [jti])).length > 0;
+    return (await this.query({ name: 'quad_revoked_jti', text: 'select 1 from revoked_tokens where jti = $1', values: [jti] })).length > 0;
   }
 }
 

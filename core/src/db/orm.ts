@@ -5,6 +5,7 @@ import { Organization } from '../entities/organization.js';
 import { AuditEntry, ErrorEntry, JobRun, Notification } from '../entities/logs.js';
 import { ORG_FILTER } from './org-owned.js';
 import type { Module } from '../modules/types.js';
+import type { PreparedQuery, RawQuery } from './raw-query.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
@@ -27,4 +28,22 @@ export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
   const em = orm.em.fork();
   if (orgId != null) em.setFilterParams(ORG_FILTER, { orgId });
   return em;
+}
+
+export type { PreparedQuery, RawQuery } from './raw-query.js';
+
+/**
+ * Raw prepared SQL on the ORM's own pool, for the core's hot per-request lookups (no query builder, no entity
+ * hydration). Never for org-owned data without an explicit org condition: no filter applies here.
+ */
+export function rawQuery(orm: MikroORM): RawQuery {
+  const client = orm.em.getKnex().client;
+  return async <R>(query: PreparedQuery) => {
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query(query)).rows as R[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  };
 }

@@ -22,6 +22,7 @@ import { mountRoutes } from './mount.js';
 import { quadDecorations } from './decorations.js';
 import { resolveOrg } from './org-resolver.js';
 import { requestIdOf } from './request-id.js';
+import { ResponseLogController } from '../log.js';
 import { validatorCompiler } from './validation.js';
 import './types.js';
 
@@ -79,6 +80,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024),
     // A client's x-request-id is used only when short and safe (see request-id.ts).
     genReqId: requestIdOf,
+    logController: new ResponseLogController(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 
@@ -88,8 +90,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   await app.register(helmet, SECURITY_HEADERS);
   // Answers carry tokens, secrets and members' data: no cache (browser or proxy) keeps any answer, unless its
   // route says otherwise by setting Cache-Control itself.
-  app.addHook('onSend', async (_request, reply) => {
+  // (A callback hook, not an async one: no promise per response.)
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
   // The OpenAPI document shows the credential each route's auth policy takes, unless the route declares its own.
   app.addHook('onRoute', (route) => documentSecurity(route));
@@ -101,8 +105,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   await app.register(jwt, {
     secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },
     sign: { algorithm: 'RS256' },
-    // Verified tokens are cached (until they expire): an officer's requests skip the RSA check after the first.
-    verify: { algorithms: ['RS256'], cache: 10_000 },
+    // No cache here: the auth policies keep verified tokens in their own cache, keyed by the token (auth/jwt-cache.ts).
+    verify: { algorithms: ['RS256'] },
   });
   await app.register(cors, {
     origin: [settings.DASHBOARD_URL, settings.CLIENT_URL].filter((o): o is string => !!o).map((u) => new URL(u).origin),
@@ -117,7 +121,6 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    request.em = orm.em.fork();
     const policy = request.routeOptions.config?.auth;
     if (!policy) return; // the 404 handler
     const [handler, argument] = policies.handler(policy);

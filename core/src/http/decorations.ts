@@ -6,7 +6,17 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { CoreServices } from '../core-services.js';
+import { forkFor } from '../db/orm.js';
 import './types.js';
+
+/** Where a request keeps its EntityManager once made. */
+const FORK = Symbol('quad.requestEm');
+type WithFork = FastifyRequest & { [FORK]: EntityManager | null };
+
+/** The request's EntityManager if a fork was already made (null when nothing used `request.em` yet). */
+export function existingFork(request: FastifyRequest): EntityManager | null {
+  return (request as WithFork)[FORK];
+}
 
 export interface DecorationOptions { services: CoreServices; orm: MikroORM }
 
@@ -16,7 +26,15 @@ export const quadDecorations = fp<DecorationOptions>(async (app, { services, orm
   const routes: RouteOptions[] = [];
   app.decorate('registeredRoutes', routes);
   app.addHook('onRoute', (route) => { routes.push(route); });
-  app.decorateRequest('em', null as never);
+  // `request.em` forks on first use, bound to the request's org when it is known by then (the org resolver binds a
+  // fork made before it): routes that never touch the database pay nothing for it.
+  app.decorateRequest(FORK, null);
+  app.decorateRequest('em', {
+    getter(this: FastifyRequest) {
+      const request = this as WithFork;
+      return (request[FORK] ??= forkFor(orm, request.org?.id));
+    },
+  });
   app.decorateRequest('org', null);
   app.decorateRequest('caller', null);
   app.decorateRequest('audit', async function audit(this: FastifyRequest, em: EntityManager, action: string, details?: Record<string, unknown>) {

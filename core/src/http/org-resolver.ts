@@ -3,6 +3,7 @@
 // on every org route, with or without a params schema, a malformed reference is a 400 and never reaches SQL.
 import type { FastifyRequest } from 'fastify';
 import { ORG_FILTER } from '../db/org-owned.js';
+import { existingFork } from './decorations.js';
 import { badRequest, notFound } from './errors.js';
 import { isOrgRef, OrgRef } from './schemas.js';
 
@@ -12,8 +13,9 @@ export async function resolveOrg(request: FastifyRequest): Promise<void> {
   if (!isOrgRef(ref)) {
     throw badRequest(`params.org: must be an org prefix or id (${OrgRef.minLength} to ${OrgRef.maxLength} letters, digits, _ or -)`, 'validation', { field: 'params.org' });
   }
-  const org = await request.server.orgs.find(request.em, ref);
+  const org = await request.server.orgs.find(ref);
   if (!org) throw notFound(`No org "${ref}"`, 'unknown_org');
   request.org = org;
-  request.em.setFilterParams(ORG_FILTER, { orgId: org.id });
+  // A fork made before now (by the auth policy) is bound here; a later one is bound when `request.em` makes it.
+  existingFork(request)?.setFilterParams(ORG_FILTER, { orgId: org.id });
 }
