@@ -6,7 +6,7 @@ import type { Registry } from '../modules/registry.js';
 import { MachineToken, type IntegrationLimits, type MachineTokenEntity } from './entities.js';
 import { CLI_TOKEN_DAYS, MACHINE_TOKEN_PREFIX, SHOWN_PREFIX_LENGTH, randomSecret, sha256 } from './secrets.js';
 import type { PgListener } from '../db/listener.js';
-import { preparedQuery } from '../db/prepared.js';
+import { rawQuery } from '../db/orm.js';
 import { ORG_CHANGED_CHANNEL } from '../orgs/org-cache.js';
 
 export const TOKEN_KINDS = ['app', 'agent', 'cli'] as const;
@@ -143,10 +143,13 @@ interface TokenRow {
 const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 
 async function lookUp(em: EntityManager, hash: string): Promise<VerifiedMachineToken | null> {
-  const [row] = await preparedQuery<TokenRow>(em, 'quad_machine_token_by_hash',
-    `select id, organization_id, name, kind, scopes, limits, token_prefix, created_by, member_chat_user_id,
+  const [row] = await rawQuery(em)<TokenRow>({
+    name: 'quad_machine_token_by_hash',
+    text: `select id, organization_id, name, kind, scopes, limits, token_prefix, created_by, member_chat_user_id,
        created_at, expires_at, revoked_at, last_used_at
-     from machine_tokens where token_hash = $1`, [hash]);
+     from machine_tokens where token_hash = $1`,
+    values: [hash],
+  });
   if (!row) return null;
   return Object.freeze({
     id: row.id, organization: Object.freeze({ id: row.organization_id }), name: row.name, kind: row.kind,
@@ -230,7 +233,7 @@ export class MachineTokenCache {
     if (this.touched.size >= CACHE_MAX_ENTRIES) this.touched.clear();
     this.touched.set(token.id, now);
     // An autocommit update outside the caller's transaction (last_used_at is not a credential: no NOTIFY).
-    await preparedQuery(em, 'quad_machine_token_touch', 'update machine_tokens set last_used_at = now() where id = $1', [token.id]);
+    await rawQuery(em)({ name: 'quad_machine_token_touch', text: 'update machine_tokens set last_used_at = now() where id = $1', values: [token.id] });
   }
 
   /** Drop one token by id, or all. */

@@ -36,8 +36,8 @@ export type { PreparedQuery, RawQuery } from './raw-query.js';
  * Raw prepared SQL on the ORM's own pool, for the core's hot per-request lookups (no query builder, no entity
  * hydration). Never for org-owned data without an explicit org condition: no filter applies here.
  */
-export function rawQuery(orm: MikroORM): RawQuery {
-  const client = orm.em.getKnex().client;
+export function rawQuery(orm: MikroORM | EntityManager): RawQuery {
+  const client = ('em' in orm ? orm.em : orm).getConnection().getKnex().client;
   return async <R>(query: PreparedQuery) => {
     const connection = await client.acquireConnection();
     try {
