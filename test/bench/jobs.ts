@@ -1,0 +1,113 @@
+// Jobs benchmark, measured in one run on one fresh database and the same worker concurrency:
+//   throughput: N trivial jobs enqueued by 10 concurrent callers, jobs/s from the first enqueue to the last handler,
+//     (a) raw graphile-worker: WorkerUtils.addJob + a task that only counts,
+//     (b) Quad: services.startJob + a job whose handler only counts, spread over many orgs, and (c) all in one org;
+//   latency: one job at a time, from before the add/start call until its handler begins, p50 and p95.
+// Prints b/a and c/a. Run: npm run bench:jobs [-- --jobs 2000 --latency 200 --concurrency 4]
+// Raw graphile-worker runs first, alone: Quad's worker is not started yet, so it takes no notifications meant for it.
+import { parseArgs } from 'node:util';
+import { Logger, makeWorkerUtils, run, type TaskList } from 'graphile-worker';
+import { defineJob, defineModule } from '@quad/core';
+import { createPool } from '../../core/src/db/pool.js';
+import { CORE_MODULES } from '../../core/src/quad.js';
+import { createTestDatabase, startTestApp } from '@quad/core/testing';
+
+const { values } = parseArgs({ options: {
+  jobs: { type: 'string', default: '2000' }, latency: { type: 'string', default: '200' },
+  concurrency: { type: 'string', default: '4' }, orgs: { type: 'string', default: '50' },
+} });
+const N = Number(values.jobs);
+const LATENCY_SAMPLES = Number(values.latency);
+const CONCURRENCY = Number(values.concurrency);
+const ORGS = Number(values.orgs);
+const CALLERS = 10;
+
+/** The trivial handler both sides run: count, and wake whoever waits for this job's start. */
+let done = 0;
+let onStart: ((at: number) => void) | null = null;
+let onAllDone: (() => void) | null = null;
+let target = 0;
+function handle() {
+  onStart?.(performance.now());
+  onStart = null;
+  if (++done === target) onAllDone?.();
+}
+
+const benchJob = defineJob({ name: 'bench.noop', async handler() { handle(); } });
+const bench = defineModule({ name: 'bench', title: 'Bench', description: 'Benchmark job', category: 'Tests', jobs: [benchJob] });
+
+/** jobs/s for N jobs sent by CALLERS concurrent callers of `add(i)`. */
+async function throughput(add: (i: number) => Promise<unknown>): Promise<number> {
+  done = 0;
+  target = N;
+  const all = new Promise<void>((r) => { onAllDone = r; });
+  const t0 = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: CALLERS }, async () => {
+    while (next < N) await add(next++);
+  }));
+  await all;
+  return N / ((performance.now() - t0) / 1000);
+}
+
+/** add→start in ms, one job at a time: [p50, p95]. */
+async function latency(add: (i: number) => Promise<unknown>): Promise<[number, number]> {
+  const samples: number[] = [];
+  target = -1;
+  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    const started = new Promise<number>((r) => { onStart = r; });
+    const t0 = performance.now();
+    await add(i);
+    samples.push((await started) - t0);
+  }
+  samples.sort((x, y) => x - y);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
+  return [at(0.5), at(0.95)];
+}
+
+const db = await createTestDatabase([...CORE_MODULES, bench]);
+const teardowns: (() => unknown)[] = [];
+try {
+  console.log(`${N} jobs by ${CALLERS} concurrent callers, worker concurrency ${CONCURRENCY}; latency over ${LATENCY_SAMPLES} jobs one at a time`);
+
+  // (a) raw graphile-worker, the same run() options as Quad's worker.
+  const pool = createPool(db.url, CONCURRENCY + 2);
+  const taskList: TaskList = { bench_raw: async () => { handle(); } };
+  const runner = await run({ pgPool: pool, concurrency: CONCURRENCY, noHandleSignals: true, pollInterval: 1000, taskList, logger: silentLogger() });
+  const utils = await makeWorkerUtils({ pgPool: pool, logger: silentLogger() });
+  const rawAdd = (i: number) => utils.addJob('bench_raw', { i });
+  await throughput(rawAdd); // warm-up
+  const a = await throughput(rawAdd);
+  const aLat = await latency(rawAdd);
+  await utils.release();
+  await runner.stop();
+  await pool.end();
+
+  // (b), (c) Quad: startJob and the worker of a Quad process on the same database.
+  const quad = await startTestApp({ teardown: (fn) => teardowns.push(fn) }, { plugins: [bench], role: 'worker', databaseUrl: db.url, config: { JOB_THREADS: CONCURRENCY } });
+  const orgs: { id: number }[] = [];
+  for (let i = 0; i < ORGS; i++) orgs.push(await quad.createOrg({ prefix: `org${i}`, modules: { bench: true } }));
+  const start = (orgId: (i: number) => number) => (i: number) =>
+    quad.services.startJob(quad.orm.em.fork(), 'bench.noop', {}, { orgId: orgId(i) });
+  const manyOrgs = start((i) => orgs[i % orgs.length]!.id);
+  const oneOrg = start(() => orgs[0]!.id);
+  await throughput(manyOrgs); // warm-up
+  const b = await throughput(manyOrgs);
+  const c = await throughput(oneOrg);
+  const bLat = await latency(manyOrgs);
+
+  const row = (label: string, rate: number, lat?: [number, number]) =>
+    console.log(`${label.padEnd(52)} ${rate.toFixed(0).padStart(6)} jobs/s${lat ? `   add→start p50 ${lat[0].toFixed(1)} ms, p95 ${lat[1].toFixed(1)} ms` : ''}`);
+  row('(a) raw graphile-worker (addJob + task)', a, aLat);
+  row(`(b) Quad startJob + handler, ${ORGS} orgs`, b, bLat);
+  row('(c) Quad startJob + handler, one org', c);
+  console.log(`b/a = ${(b / a).toFixed(2)}   c/a = ${(c / a).toFixed(2)}`);
+} finally {
+  for (const fn of teardowns.reverse()) await fn();
+  await db.drop();
+}
+
+/** graphile-worker's default logger prints to the console; the benchmark prints only its table. */
+function silentLogger() {
+  return new Logger(() => () => {});
+}
