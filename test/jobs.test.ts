@@ -91,6 +91,41 @@ t.test('jobs', async (t) => {
     const jobs = await sql("select count(*)::int as n from graphile_worker._private_jobs where payload->>'source' = '99'");
     t.equal(jobs[0].n, 0);
   });
+
+  t.test('a start of a taken scope waits for the transaction holding it: 409 if it commits, queued if it rolls back', async (t) => {
+    const settle = (p: Promise<{ runId: number }>) => p.then((run) => ({ run, err: null }), (err: unknown) => ({ run: null, err }));
+    // Until a start is seen waiting on a lock in the database, the holder neither commits nor rolls back.
+    const blocked = async () => {
+      for (;;) {
+        const [row] = await sql("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into job_runs%'");
+        if (row.n > 0) return;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const start = (em = quad.orm.em.fork()) => quad.services.startJob(em, 'sample.keyed', { source: 77, ms: 0 });
+
+    let second!: ReturnType<typeof settle>;
+    await quad.orm.em.fork().transactional(async (tem) => {
+      await start(tem);
+      second = settle(start());
+      await blocked();
+    });
+    const refused = await second;
+    t.match(refused.err, { name: 'HttpError', statusCode: 409 }, 'the holder committed: the waiting start is refused');
+
+    const runs = await sql("select id from job_runs where scope_key = 'key:source:77'");
+    await Promise.all(runs.map((r) => quad.waitForRun(Number(r.id))));
+    let third!: ReturnType<typeof settle>;
+    await t.rejects(quad.orm.em.fork().transactional(async (tem) => {
+      await start(tem);
+      third = settle(start());
+      await blocked();
+      throw new Error('roll back');
+    }), /roll back/);
+    const queued = await third;
+    t.equal(queued.err, null, 'the holder rolled back: the waiting start takes the slot');
+    await quad.waitForRun(queued.run!.runId);
+  });
 });
 
 t.test('core.prune deletes old finished runs and jobs given up on', async (t) => {

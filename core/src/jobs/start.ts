@@ -1,7 +1,5 @@
 // Starting a job: check its payload, take the one-at-a-time slot, and enqueue it in the caller's transaction.
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { JobRun } from '../entities/logs.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { ModuleRegistry, StartedJob, StartOptions } from '../core-services.js';
 import { payloadProblem } from './payload.js';
@@ -24,22 +22,24 @@ export async function startJob(
   if (job.once === 'org' && orgId == null) throw new Error(`Job "${name}" runs once per org and needs an org`);
   const scopeKey = job.once === 'org' ? `org:${orgId}` : typeof job.once === 'function' ? `key:${job.once(payload)}` : null;
 
-  return em.transactional(async (tem) => {
-    let runId: number;
-    try {
-      // The partial unique index job_runs_once refuses a second queued or running run of this scope.
-      runId = (await tem.insert(JobRun, { organization: orgId, name, scopeKey, status: 'queued', payload })) as number;
-    } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
-        throw conflict(`${name} is already running${orgId != null ? ' for this org' : ''}; wait for it to finish`, 'job_running', { job: name });
-      }
-      throw err;
-    }
-    // SQL add_job runs on this transaction's connection, so a rollback drops the job too.
-    await tem.execute(
-      'select graphile_worker.add_job(?, ?::json, run_at => ?::timestamptz, max_attempts => ?)',
-      [name, JSON.stringify({ ...payload, [RUN_ID]: runId, [RUN_ORG]: orgId }), (options.runAt ?? new Date()).toISOString(), job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS],
-    );
-    return { runId, name, scopeKey };
-  });
+  // One statement, on the caller's transaction when it has one (a rollback drops the run and the job together):
+  // the run takes the one-at-a-time slot or, when the partial unique index job_runs_once says another queued or
+  // running run holds it, inserts nothing, so add_job is not called and the caller's transaction stays usable.
+  const rows: { id: string }[] = await em.execute(ENQUEUE, [
+    orgId, name, scopeKey, JSON.stringify(payload),
+    name, JSON.stringify(payload), orgId, (options.runAt ?? new Date()).toISOString(), job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+  ]);
+  if (rows.length === 0) {
+    throw conflict(`${name} is already running${orgId != null ? ' for this org' : ''}; wait for it to finish`, 'job_running', { job: name });
+  }
+  return { runId: Number(rows[0]!.id), name, scopeKey };
 }
+
+const ENQUEUE = `with run as (
+  insert into job_runs (organization_id, name, scope_key, status, payload) values (?::int, ?, ?, 'queued', ?::jsonb)
+  on conflict (name, scope_key) where scope_key is not null and status in ('queued', 'running') do nothing
+  returning id
+)
+select run.id from run, graphile_worker.add_job(?,
+  (?::jsonb || jsonb_build_object('${RUN_ID}', run.id, '${RUN_ORG}', ?::int))::json,
+  run_at => ?::timestamptz, max_attempts => ?) as job`;
