@@ -19,11 +19,6 @@ const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook
 const ADMIN = '999000444';
 const CLOSED = 'http://127.0.0.1:9'; // nothing listens: outbound calls fail at once
 
-/**
- * Failures whose fix belongs to another part of issue 11, reported as todo (not failing) until it lands. Keyed by
- * `METHOD /path/{template}`; remove an entry once its route passes.
- */
-const KNOWN: Record<string, string> = {};
 
 interface Operation { method: string; path: string; key: string; params: JsonSchema[]; query: JsonSchema[]; body?: JsonSchema }
 interface Credential { name: string; org: () => string; headers: () => Record<string, string> }
@@ -244,10 +239,6 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   t.comment(`${requests} requests to ${ops.length} routes`);
   for (const op of ops) {
     const lines = failures.filter((f) => f.key === op.key).map((f) => f.line);
-    const known = KNOWN[op.key];
-    if (known && lines.length) t.comment(`known, ${known}:\n${lines.slice(0, 3).join('\n')}`);
-    // A fixed known failure must leave the list, so the list never hides a new one.
-    if (known && !lines.length) t.fail(`${op.key} passes now: remove it from KNOWN`);
-    t.same(lines.slice(0, 5), [], `${op.key}: no 5xx, JSON errors, no rows written by refusals${lines.length > 5 ? ` (${lines.length} failures)` : ''}`, known ? { todo: known } : {});
+    t.same(lines.slice(0, 5), [], `${op.key}: no 5xx, JSON errors, no rows written by refusals${lines.length > 5 ? ` (${lines.length} failures)` : ''}`);
   }
 });
