@@ -3,7 +3,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import jwt from '@fastify/jwt';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -22,6 +21,7 @@ import { mountRoutes } from './mount.js';
 import { quadDecorations } from './decorations.js';
 import { resolveOrg } from './org-resolver.js';
 import { requestIdOf } from './request-id.js';
+import { securityHeaders } from './security-headers.js';
 import { ResponseLogController } from '../log.js';
 import { validatorCompiler } from './validation.js';
 import './types.js';
@@ -87,7 +87,12 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   await app.register(quadDecorations, { services, orm });
   installErrorHandling(app, () => services);
 
-  await app.register(helmet, SECURITY_HEADERS);
+  // Set first thing, so every answer has them (errors and 404s too); a route may still override one.
+  const headers = securityHeaders(SECURITY_HEADERS);
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
   // Answers carry tokens, secrets and members' data: no cache (browser or proxy) keeps any answer, unless its
   // route says otherwise by setting Cache-Control itself.
   // (A callback hook, not an async one: no promise per response.)
