@@ -7,7 +7,7 @@ import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 import { PgListener } from '../../core/src/db/listener.js';
 import { rawQuery } from '../../core/src/db/orm.js';
 import { RevocationList } from '../../core/src/auth/revocations.js';
-import { OrgCache, orgSnapshot } from '../../core/src/orgs/org-cache.js';
+import { OrgCache } from '../../core/src/orgs/org-cache.js';
 import { Organization } from '../../core/src/entities/organization.js';
 
 t.test('one log line per response: method, path, route, status, time, org and request id; no credential', async (t) => {
@@ -38,9 +38,9 @@ t.test('the raw lookups answer what the ORM answers, with the listener down', as
 
   const orgs = new OrgCache(listener, query);
   const entity = await quad.orm.em.fork().findOneOrFail(Organization, { prefix: 'acm' });
-  t.same(await orgs.find('acm'), orgSnapshot(entity), 'by prefix: the same snapshot as from the entity');
-  t.same(await orgs.find('ACM'), orgSnapshot(entity), 'prefixes are case-insensitive');
-  t.same(await orgs.find(String(entity.id)), orgSnapshot(entity), 'by id');
+  t.same(await orgs.find('acm'), { ...entity }, 'by prefix: the same fields as the entity');
+  t.same(await orgs.find('ACM'), { ...entity }, 'prefixes are case-insensitive');
+  t.same(await orgs.find(String(entity.id)), { ...entity }, 'by id');
   t.ok(Object.isFrozen(await orgs.find('acm')), 'frozen');
   t.equal(await orgs.find('nope'), null);
   t.equal(await orgs.find('99999'), null);

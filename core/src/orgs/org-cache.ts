@@ -37,8 +37,9 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export function orgSnapshot(org: OrganizationEntity): OrgSnapshot {
-  return deepFreeze({ ...structuredClone({ ...org }) }) as OrgSnapshot;
+/** A row read here is this cache's own (pg parsed its JSON afresh): frozen as it is, with no copy. */
+function orgSnapshot(row: OrgRow): OrgSnapshot {
+  return deepFreeze({ ...row, createdAt: new Date(row.createdAt) }) as OrgSnapshot;
 }
 
 export class OrgCache {
@@ -67,7 +68,7 @@ export class OrgCache {
     const [row] = await this.query<OrgRow>(byId ? { ...BY_ID, values: [Number(ref)] } : { ...BY_PREFIX, values: [ref.toLowerCase()] });
     if (!row) return null;
     // The ORM's pool hands timestamps over as text (MikroORM parses them itself).
-    const org = orgSnapshot({ ...row, createdAt: new Date(row.createdAt) });
+    const org = orgSnapshot(row);
     if (this.listener.healthy) this.store(org);
     return org;
   }
