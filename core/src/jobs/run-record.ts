@@ -4,6 +4,7 @@
 // took, measured here), so started_at <= finished_at whatever the process's clock says.
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
+import { createPool } from '../db/pool.js';
 
 /** How long a run may go on before its row says running. */
 const RUNNING_AFTER_MS = 100;
@@ -31,7 +32,22 @@ const FINISH = {
 export type RunEnd = { status: 'succeeded' } | { status: 'skipped' | 'failed' | 'queued'; error: string };
 
 export class RunRecords {
-  constructor(private readonly pool: pg.Pool, private readonly log: FastifyBaseLogger) {}
+  private readonly pool: pg.Pool;
+
+  /**
+   * The records have a pool of their own whose commits do not wait for the disk (synchronous_commit off): each
+   * statement is followed by graphile-worker's completion or failure of the job, a synchronous commit whose flush
+   * of the write-ahead log covers every record committed before it. A database crash can lose a record only
+   * together with its job's completion, and then the job runs again. Statements are short: two connections do.
+   */
+  constructor(connectionString: string, private readonly log: FastifyBaseLogger) {
+    const onError = (err: Error) => log.warn({ err }, 'job worker: a database connection of the run records failed');
+    this.pool = createPool(withoutCommitWait(connectionString), 2, onError);
+  }
+
+  async end() {
+    await this.pool.end();
+  }
 
   /** A run started through startJob: its row is queued. */
   track(id: number, orgId: number | null, attempt: number): RunRecord {
@@ -43,6 +59,14 @@ export class RunRecords {
     const { rows } = await this.pool.query({ ...OPEN_CRON, values: [name, JSON.stringify(payload), attempt] });
     return new RunRecord(this.pool, this.log, Number(rows[0].id), null, attempt, null);
   }
+}
+
+/** The same database, with synchronous_commit off from each connection's start. */
+function withoutCommitWait(connectionString: string): string {
+  const url = new URL(connectionString);
+  const options = url.searchParams.get('options');
+  url.searchParams.set('options', `${options ? `${options} ` : ''}-c synchronous_commit=off`);
+  return url.toString();
 }
 
 export class RunRecord {

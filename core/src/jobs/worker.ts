@@ -36,9 +36,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   }));
   // Our own pool, so shutdown can end it after the runner stopped (no idle client outlives the worker).
   // A pool with every client busy can neither take nor release jobs (graphile/worker#497): keep spares.
-  // Runs are recorded on it too: one statement at a time per running job, between graphile-worker's own.
   const pool = createPool(options.connectionString, options.concurrency + 2, (err) => options.log.warn({ err }, 'job worker: a database connection failed'));
-  const runs = new RunRecords(pool, options.log);
+  const runs = new RunRecords(options.connectionString, options.log);
   const taskList: TaskList = {};
   for (const job of jobs) taskList[job.name] = (payload, helpers) => runTask(options, runs, job, payload as Record<string, unknown>, helpers);
   const runner = await run({
@@ -51,6 +50,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     logger: workerLogger(options.log),
   }).catch(async (err) => {
     await pool.end();
+    await runs.end();
     throw err;
   });
   return {
@@ -58,6 +58,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     async stop() {
       await runner.stop(); // running jobs finish and release their locks
       await pool.end();
+      await runs.end();
     },
   };
 }
