@@ -1,5 +1,5 @@
 // A run's job_runs row as the worker keeps it. A run that ends quickly goes from queued to its end in one statement,
-// which also writes when it started; one still going after `runningAfterMs` is marked running first, so officers
+// which also writes when it started; one still going after RUNNING_AFTER_MS is marked running first, so officers
 // see long runs as running. Times come from the database's clock (the start is its `now()` minus the time the run
 // took, measured here), so started_at <= finished_at whatever the process's clock says.
 import type { FastifyBaseLogger } from 'fastify';
@@ -51,13 +51,13 @@ export class RunRecords {
 
   /** A run started through startJob: its row is queued. */
   track(id: number, orgId: number | null, attempt: number): RunRecord {
-    return new RunRecord(this.pool, this.log, id, orgId, attempt, RUNNING_AFTER_MS);
+    return new RunRecord(this.pool, this.log, id, orgId, attempt, false);
   }
 
   /** Cron runs are not started through startJob: their row is made here, already running. */
   async openCron(name: string, payload: Record<string, unknown>, attempt: number): Promise<RunRecord> {
     const { rows } = await this.pool.query({ ...OPEN_CRON, values: [name, JSON.stringify(payload), attempt] });
-    return new RunRecord(this.pool, this.log, Number(rows[0].id), null, attempt, null);
+    return new RunRecord(this.pool, this.log, Number(rows[0].id), null, attempt, true);
   }
 }
 
@@ -77,16 +77,14 @@ export class RunRecord {
 
   constructor(
     private readonly pool: pg.Pool, private readonly log: FastifyBaseLogger,
-    readonly id: number, readonly orgId: number | null, private readonly attempt: number,
-    /** null: the row is running already. */
-    runningAfterMs: number | null,
+    readonly id: number, readonly orgId: number | null, private readonly attempt: number, runningAlready: boolean,
   ) {
-    if (runningAfterMs == null) {
+    if (runningAlready) {
       this.marking = Promise.resolve(true);
       return;
     }
     this.marking = null;
-    this.timer = setTimeout(() => this.markRunning(), runningAfterMs);
+    this.timer = setTimeout(() => this.markRunning(), RUNNING_AFTER_MS);
     this.timer.unref();
   }
 
