@@ -120,7 +120,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     : (await migrate(url, registry.modules, (msg) => log.info(msg))).extensions;
 
   const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
-  // One LISTEN connection per API process: token revocations and org changes.
+  // One LISTEN connection per process: token revocations and org changes (org routes and job runs read the org cache).
   const listener = new PgListener(url, log);
   const query = rawQuery(orm);
   const auth = createAuth(settings, listener, log, query);
@@ -144,8 +144,8 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   let worker: Worker | null = null;
   let daemons: Daemons | null = null;
   try {
+    await listener.start();
     if (role !== 'worker') {
-      await listener.start();
       app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, version: VERSION, logger: log });
       mcp = await buildMcpApp({ orm, orgs, machineTokens: auth.machineTokens, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
       await app.ready();
@@ -155,7 +155,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       }
     }
     if (role !== 'api') {
-      worker = await startWorker({ connectionString: url, orm, services, log, concurrency: settings.JOB_THREADS });
+      worker = await startWorker({ connectionString: url, orm, services, orgs, log, concurrency: settings.JOB_THREADS });
       daemons = await startDaemons({ url, orm, services, log, retryMs: settings.DAEMON_RETRY_MS });
     }
   } catch (err) {

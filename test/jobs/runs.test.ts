@@ -1,0 +1,126 @@
+// Job runs as officers see them: a short run goes from queued to its end, a long one shows running while it goes
+// on, a late running mark never undoes the run's end, a retry waits queued, and the org handed to a handler is an
+// entity of the run's fork.
+import t from 'tap';
+import { defineJob, defineModule } from '@quad/core';
+import { startTestApp } from '@quad/core/testing';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** Opened by the test: the handler of probe.hold waits for it. */
+let release: () => void = () => {};
+let released = Promise.resolve();
+function hold() {
+  released = new Promise<void>((r) => { release = r; });
+}
+
+/** Until `check` returns a value (conditions, not wall time; the deadline only turns a hang into a failure). */
+async function waitFor<T>(check: () => Promise<T | null | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value != null) return value;
+    if (Date.now() > deadline) throw new Error(`still waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The running mark of a run, seen waiting for a row lock. */
+const markBlocked = (em: EntityManager) => waitFor(async () => {
+  const [row] = await em.getConnection().execute(
+    "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update job_runs set status = ''running''%'");
+  return row;
+}, 'the running mark to wait for the row lock');
+
+const probe = defineModule({
+  name: 'probe', title: 'Probe', description: 'Jobs for the job run tests', category: 'Tests',
+  jobs: [
+    defineJob({ name: 'probe.hold', async handler() { await released; } }),
+    defineJob({
+      name: 'probe.flaky', maxAttempts: 2,
+      async handler({ em, attempt }) {
+        if (attempt > 1) return;
+        await markBlocked(em);
+        throw new Error('first attempt fails');
+      },
+    }),
+    defineJob({
+      name: 'probe.rename',
+      async handler({ em, org }) {
+        org!.name = 'Renamed by a job';
+        await em.flush();
+      },
+    }),
+    defineJob({ name: 'probe.tick', async handler() {} }),
+  ],
+});
+
+t.test('job runs', async (t) => {
+  const quad = await startTestApp(t, { plugins: [probe] });
+  const org = await quad.createOrg({ prefix: 'acm', modules: { probe: true } });
+  const em = () => quad.orm.em.fork();
+  const sql = (q: string, params: unknown[] = []) => em().getConnection().execute(q, params);
+  const runRow = async (id: number) => (await sql('select * from job_runs where id = ?', [id]))[0];
+
+  t.test('a long run shows running while its handler goes on, and keeps the start it showed', async (t) => {
+    hold();
+    const { runId } = await quad.services.startJob(em(), 'probe.hold', {}, { orgId: org.id });
+    const running = await waitFor(async () => {
+      const row = await runRow(runId);
+      return row.status === 'running' ? row : null;
+    }, 'the run to show running');
+    t.ok(running.started_at, 'its start is shown');
+    t.equal(running.finished_at, null);
+    t.equal(running.attempts, 1);
+    release();
+    t.equal((await quad.waitForRun(runId)).status, 'succeeded');
+    const [ended] = await sql('select started_at, started_at <= finished_at as ordered from job_runs where id = ?', [runId]);
+    t.equal(ended.started_at, running.started_at, 'the start shown while it ran is kept');
+    t.equal(ended.ordered, true);
+  });
+
+  t.test('a running mark held up in the database never undoes the run\'s end; a retry waits queued', async (t) => {
+    // Due only once its row is locked: its running mark must find the lock, however soon it is sent.
+    const { runId } = await quad.services.startJob(em(), 'probe.flaky', {}, { orgId: org.id, runAt: new Date(Date.now() + 3_600_000) });
+    const job = "payload->>'__quad_run' = ?";
+    // The row stays locked until the handler has seen its running mark wait and failed the attempt.
+    await em().transactional(async (tem) => {
+      await tem.getConnection().execute('select 1 from job_runs where id = ? for update', [runId], 'all', tem.getTransactionContext());
+      await sql(`update graphile_worker._private_jobs set run_at = now() where ${job}`, [String(runId)]);
+      await markBlocked(tem);
+    });
+    // graphile-worker records the failed attempt only after the run's row was written.
+    await waitFor(async () => {
+      const [failed] = await sql(`select 1 from graphile_worker._private_jobs where ${job} and attempts = 1 and locked_at is null`, [String(runId)]);
+      return failed;
+    }, 'graphile-worker to record the failed attempt');
+    const between = await runRow(runId);
+    t.equal(between.status, 'queued', 'waiting for its retry, not running');
+    t.equal(between.error, 'Internal error (details in the error log)');
+    t.equal(between.attempts, 1);
+    t.equal(between.finished_at, null);
+    const run = await quad.waitForRun(runId);
+    t.equal(run.status, 'succeeded');
+    t.equal(run.attempts, 2);
+    t.equal(run.error, null);
+    t.ok(run.finishedAt! >= run.startedAt!);
+  });
+
+  t.test('the org of a run is an entity of its fork: a handler may change it and flush', async (t) => {
+    const { runId } = await quad.services.startJob(em(), 'probe.rename', {}, { orgId: org.id });
+    t.equal((await quad.waitForRun(runId)).status, 'succeeded');
+    const [row] = await sql('select name from organizations where id = ?', [org.id]);
+    t.equal(row.name, 'Renamed by a job');
+  });
+
+  t.test('a cron run is recorded without an org, from running to its end', async (t) => {
+    await sql("select graphile_worker.add_job('probe.tick', json_build_object('_cron', json_build_object('ts', now(), 'backfilled', false)))");
+    const run = await waitFor(async () => {
+      const [row] = await sql("select *, started_at <= finished_at as ordered from job_runs where name = 'probe.tick' and status = 'succeeded'");
+      return row;
+    }, 'the cron run to succeed');
+    t.equal(run.organization_id, null);
+    t.equal(run.attempts, 1);
+    t.same(run.payload, {}, 'cron\'s own keys are not the payload');
+    t.equal(run.ordered, true);
+  });
+});
