@@ -1,6 +1,7 @@
 // The MCP server: Streamable HTTP at /mcp on TOOL_PORT, authenticated by `Authorization: Bearer plat_…`.
 // Stateless: every request gets its own Server and transport (a shared transport has leaked responses between
-// clients, GHSA-345p-7cg4-v4c7), closed if the response closes before it is answered. DNS-rebinding protection checks the Host.
+// clients, GHSA-345p-7cg4-v4c7), closed if the response closes before it is answered. DNS-rebinding protection
+// checks the Host.
 // No answer carries an error's own message: a failure before the MCP server runs (the token check during a
 // database outage…) is a JSON-RPC error with a fixed message and the request id; so is a failing tool.
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
