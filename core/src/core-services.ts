@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from './config/schema.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import type { AuditInput } from './events/audit.js';
+import type { RawQuery } from './db/raw-query.js';
 import type {
   EmittedEvent, IntegrationDecl, JobDecl, LimitDecl, Module, ScopeDecl, ToolDecl,
 } from './modules/types.js';
@@ -152,8 +153,11 @@ export interface LimitsService {
   reserve(em: EntityManager, orgId: number, key: string, amount?: number): Promise<CountUse>;
   /** Does `amount` more fit in the current window now (read without a lock)? 429 when not; counts nothing. */
   checkRate(em: EntityManager, orgId: number, key: string, amount?: number): Promise<PendingRateUse>;
-  /** Count a checked use as the transaction's last statement: the row lock lasts only through the commit; 429 when it no longer fits. */
-  commitRate(em: EntityManager, pending: PendingRateUse): Promise<RateUse>;
+  /**
+   * Count a checked use as the transaction's last statement (`query` runs a prepared statement there): the row lock
+   * lasts only through the commit; 429 when it no longer fits.
+   */
+  commitRate(query: RawQuery, pending: PendingRateUse): Promise<RateUse>;
   usage(em: EntityManager, orgId: number, key: string): Promise<number>;
   report(em: EntityManager, org: { id: number; modules: Readonly<Record<string, boolean>> }): Promise<LimitReportEntry[]>;
   overrides(em: EntityManager, orgId: number, key?: string): Promise<Map<string, OverrideValue>>;

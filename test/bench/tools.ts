@@ -77,14 +77,40 @@ async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
   }
   const port = (s: { server: { address(): unknown } }) => (s.server.address() as { port: number }).port;
   const floor = await floorRoute(quad.settings.DATABASE_URL!, quad.settings.DATABASE_POOL_MAX, teardown);
-  return { mcp: `http://127.0.0.1:${port(quad.mcp!)}/mcp`, api: `${quad.url}/api/tools/call`, floor, tokens };
+  const served = { mcp: `http://127.0.0.1:${port(quad.mcp!)}/mcp`, api: `${quad.url}/api/tools/call`, floor, tokens };
+  await warmUp(served);
+  return served;
+}
+
+const call = { name: 'bench.echo', arguments: { text: 'hi' } };
+const mcpHeaders = { accept: 'application/json, text/event-stream' };
+
+/**
+ * A new server's first thousands of requests run cold code (JIT tiers, pool connections opening): spend them here,
+ * on every target and token, so that the first cell measures the paths and not the warm-up.
+ */
+async function warmUp(served: Served, requests = 3000, concurrency = 10) {
+  const targets = [
+    { url: served.floor, body: call, headers: {} },
+    { url: served.api, body: call, headers: {} },
+    { url: served.mcp, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }, headers: mcpHeaders },
+  ];
+  for (const { url, body, headers } of targets) {
+    let sent = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (sent < requests) {
+        const token = served.tokens[sent++ % served.tokens.length];
+        const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+        if (!res.ok) throw new Error(`warm-up: ${url} answered ${res.status}`);
+        await res.arrayBuffer();
+      }
+    }));
+  }
 }
 
 if (process.argv.includes('--serve')) {
   await serveTargets(serve);
 } else {
-  const call = { name: 'bench.echo', arguments: { text: 'hi' } };
-  const mcpHeaders = { accept: 'application/json, text/event-stream' };
   await measureCells<Served>(new URL(import.meta.url).pathname, Number(values.seconds), (s, spread) => {
     const tokens = spread ? s.tokens : s.tokens.slice(0, 1);
     const paths: Target[] = [

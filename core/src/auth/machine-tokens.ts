@@ -1,6 +1,6 @@
 // Machine tokens: `plat_…` credentials of apps, agents and CLIs. One org each; stored as SHA-256 hash plus the
 // first characters; shown once. A token made by another token gets at most its creator's scopes and limits.
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { badRequest, forbidden } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
 import { MachineToken, type IntegrationLimits, type MachineTokenEntity } from './entities.js';
@@ -142,8 +142,8 @@ interface TokenRow {
 // The ORM's pg connections hand timestamps over as text.
 const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 
-async function lookUp(em: EntityManager, hash: string): Promise<VerifiedMachineToken | null> {
-  const [row] = await rawQuery(em)<TokenRow>({
+async function lookUp(db: MikroORM | EntityManager, hash: string): Promise<VerifiedMachineToken | null> {
+  const [row] = await rawQuery(db)<TokenRow>({
     name: 'quad_machine_token_by_hash',
     text: `select id, organization_id, name, kind, scopes, limits, token_prefix, created_by, member_chat_user_id,
        created_at, expires_at, revoked_at, last_used_at
@@ -208,32 +208,33 @@ export class MachineTokenCache {
     listener.subscribe({ channel: ORG_CHANGED_CHANNEL, onMessage: (payload) => this.forgetOrg(Number(payload)) });
   }
 
-  async verify(em: EntityManager, presented: string): Promise<MachineTokenCheck> {
+  /** `db` serves the lookups a cache miss and last_used_at need (prepared statements on its pool). */
+  async verify(db: MikroORM | EntityManager, presented: string): Promise<MachineTokenCheck> {
     if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
     const hash = sha256(presented);
     const hit = this.listener.healthy ? this.entries.get(hash) : undefined;
     let token = hit && hit.expires > Date.now() ? hit.token : null;
     if (!token) {
       const generation = this.generation;
-      token = await lookUp(em, hash);
+      token = await lookUp(db, hash);
       if (token && this.listener.healthy && generation === this.generation) {
         if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.clear();
         this.entries.set(hash, { token, expires: Date.now() + CACHE_TTL_MS });
       }
     }
     const result = check(token);
-    if (result.ok) await this.touch(em, result.token);
+    if (result.ok) await this.touch(db, result.token);
     return result;
   }
 
-  private async touch(em: EntityManager, token: VerifiedMachineToken) {
+  private async touch(db: MikroORM | EntityManager, token: VerifiedMachineToken) {
     const now = Date.now();
     const last = Math.max(token.lastUsedAt?.getTime() ?? 0, this.touched.get(token.id) ?? 0);
     if (now - last <= LAST_USED_EVERY_MS) return;
     if (this.touched.size >= CACHE_MAX_ENTRIES) this.touched.clear();
     this.touched.set(token.id, now);
     // An autocommit update outside the caller's transaction (last_used_at is not a credential: no NOTIFY).
-    await rawQuery(em)({ name: 'quad_machine_token_touch', text: 'update machine_tokens set last_used_at = now() where id = $1', values: [token.id] });
+    await rawQuery(db)({ name: 'quad_machine_token_touch', text: 'update machine_tokens set last_used_at = now() where id = $1', values: [token.id] });
   }
 
   /** Drop one token by id, or all. */

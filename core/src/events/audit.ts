@@ -1,6 +1,7 @@
 // audit(): one row per change, delete, token creation or other officer/machine action.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEntry } from '../entities/logs.js';
+import type { PreparedQuery } from '../db/raw-query.js';
 
 export interface AuditInput {
   orgId: number | null;
@@ -19,4 +20,31 @@ export async function recordAudit(em: EntityManager, entry: AuditInput): Promise
     action: entry.action,
     details: entry.details ?? {},
   });
+}
+
+const auditValues = (entry: AuditInput) => [entry.orgId, entry.actor, entry.action, entry.details ?? {}];
+
+/** The audit row as one prepared statement, for the core's raw paths (a tool call refused before it ran). */
+export function auditStatement(entry: AuditInput): PreparedQuery {
+  return {
+    name: 'quad_audit_insert',
+    text: 'insert into audit_log (organization_id, actor, action, details) values ($1, $2, $3, $4)',
+    values: auditValues(entry),
+  };
+}
+
+/**
+ * `statement` (one that answers rows, e.g. `… returning`) and the audit row in one statement: the row is written
+ * only when `statement` answers a row, so it is kept exactly when the change is, with no statement of its own.
+ */
+export function audited(statement: PreparedQuery, entry: AuditInput): PreparedQuery {
+  const n = statement.values.length;
+  return {
+    name: `${statement.name}+audit`,
+    text: `with done as (${statement.text}),
+      audited as (insert into audit_log (organization_id, actor, action, details)
+        select $${n + 1}::integer, $${n + 2}::text, $${n + 3}::text, $${n + 4}::jsonb from done limit 1)
+      select * from done`,
+    values: [...statement.values, ...auditValues(entry)],
+  };
 }

@@ -7,6 +7,7 @@ import { ConfigError } from '../config/load.js';
 import { ORG_FILTER } from '../db/org-owned.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
 import type { PgListener } from '../db/listener.js';
+import { rawQuery, type RawQuery } from '../db/orm.js';
 import type {
   CountUse, PendingRateUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
 } from '../core-services.js';
@@ -211,9 +212,10 @@ export class LimitsEngine implements LimitsService {
 
   /**
    * For a call that counts at its end (tool calls): does `amount` more fit in the current window? Read without a
-   * lock, so nothing waits; refuses with 429 (`rate_limited`) when it does not, and counts nothing. The use is
-   * counted by commitRate, which checks again under the row lock: this check only spares running a call that
-   * could not be counted.
+   * lock and outside any transaction (a prepared statement on the pool; `em` serves the limit's value), so nothing
+   * waits; refuses with 429 (`rate_limited`) when it does not, and counts nothing. The use is counted by
+   * commitRate, which checks again under the row lock: this check only spares running a call that could not be
+   * counted.
    */
   async checkRate(em: EntityManager, orgId: number, key: string, amount = 1): Promise<PendingRateUse> {
     const decl = this.declOf(key, 'rate', 'checkRate');
@@ -223,27 +225,34 @@ export class LimitsEngine implements LimitsService {
     const pending: PendingRateUse = {
       orgId, key, amount, value: (await this.value(em, orgId, key)).value, window, window_start: windowStart(window, now), resets_at: windowEnd(window, now),
     };
-    if (pending.value !== null && (amount > pending.value || (await this.rateUse(em, orgId, key, pending.window_start)) + amount > pending.value)) {
-      throw this.rateRefusal(pending);
-    }
+    if (pending.value === null) return pending;
+    if (amount > pending.value) throw this.rateRefusal(pending);
+    const [row] = await rawQuery(em)<{ count: number }>({
+      name: 'quad_rate_use',
+      text: 'select count from usage_counters where organization_id = $1 and key = $2 and window_start = $3',
+      values: [orgId, key, pending.window_start.toISOString()],
+    });
+    if ((row ? Number(row.count) : 0) + amount > pending.value) throw this.rateRefusal(pending);
     return pending;
   }
 
   /**
-   * Count a use checked by checkRate, as the last statement of the call's transaction: the conditional increment
-   * takes the counter row's lock, held only through the commit, so calls of one org do not wait on each other
-   * while they run. A concurrent call that counted first and left no room makes this one 429 (roll back: nothing
-   * of it is kept or counted). The limit is never exceeded: the increment's condition is re-checked under the lock.
+   * Count a use checked by checkRate, as the last statement of the call's transaction (`query` runs it there):
+   * the conditional increment takes the counter row's lock, held only through the commit, so calls of one org do
+   * not wait on each other while they run. A concurrent call that counted first and left no room makes this one
+   * 429 (roll back: nothing of it is kept or counted). The limit is never exceeded: the increment's condition is
+   * re-checked under the lock.
    */
-  async commitRate(em: EntityManager, pending: PendingRateUse): Promise<RateUse> {
+  async commitRate(query: RawQuery, pending: PendingRateUse): Promise<RateUse> {
     const { orgId, key, amount, value, window } = pending;
-    const rows: { count: number }[] = await em.execute(
-      `insert into usage_counters (organization_id, key, window_start, count) values (?, ?, ?::timestamptz, ?)
+    const rows = await query<{ count: number }>({
+      name: 'quad_rate_commit',
+      text: `insert into usage_counters (organization_id, key, window_start, count) values ($1, $2, $3, $4)
        on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
-       ${value === null ? '' : 'where usage_counters.count + excluded.count <= ?'}
+       where $5::integer is null or usage_counters.count + excluded.count <= $5
        returning count`,
-      value === null ? [orgId, key, pending.window_start.toISOString(), amount] : [orgId, key, pending.window_start.toISOString(), amount, value],
-    );
+      values: [orgId, key, pending.window_start.toISOString(), amount, value],
+    });
     if (!rows.length) throw this.rateRefusal(pending);
     return { use: Number(rows[0].count), value, window, window_start: pending.window_start, resets_at: pending.resets_at };
   }

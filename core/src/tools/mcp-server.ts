@@ -1,6 +1,7 @@
 // The MCP server: Streamable HTTP at /mcp on TOOL_PORT, authenticated by `Authorization: Bearer plat_…`.
 // Stateless: every request gets its own Server and transport (a shared transport has leaked responses between
-// clients, GHSA-345p-7cg4-v4c7), closed when the response closes. DNS-rebinding protection checks the Host.
+// clients, GHSA-345p-7cg4-v4c7), closed if the response closes before it is answered. DNS-rebinding protection
+// checks the Host.
 // No answer carries an error's own message: a failure before the MCP server runs (the token check during a
 // database outage…) is a JSON-RPC error with a fixed message and the request id; so is a failing tool.
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -11,6 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
 import { requestIdOf } from '../http/request-id.js';
+import { ResponseLogController } from '../log.js';
 import type { MachineTokenCache } from '../auth/machine-tokens.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller } from '../modules/types.js';
@@ -97,13 +99,17 @@ function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, c
 }
 
 export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf });
+  // One log line per response, as on the main port.
+  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf, logController: new ResponseLogController() });
+  app.decorateRequest('org', null);
   const shared = new SharedParts(options.tools);
-  app.addHook('onRequest', async (request, reply) => {
+  // (A callback hook, not an async one: no promise per request.)
+  app.addHook('onRequest', (request, reply, done) => {
     // On the raw response: the MCP transport answers on it directly (the reply is hijacked).
     reply.raw.setHeader('x-request-id', request.id);
     // Tool results may hold tokens (tokens.create): no cache keeps them.
     reply.raw.setHeader('cache-control', 'no-store');
+    done();
   });
   app.setErrorHandler(async (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = knownError(err);
@@ -133,11 +139,11 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
   app.all('/mcp', async (request, reply) => {
     const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!presented) return refuse(reply, 'Send Authorization: Bearer <machine token>');
-    const em = options.orm.em.fork();
-    const check = await options.machineTokens.verify(em, presented);
+    const check = await options.machineTokens.verify(options.orm, presented);
     if (!check.ok) return refuse(reply, check.why === 'unknown' ? 'Invalid token' : `Token ${check.why}`);
-    const org = await options.orgs.find(em, String(check.token.organization.id));
+    const org = await options.orgs.find(String(check.token.organization.id));
     if (!org) return refuse(reply, 'The token\'s org no longer exists');
+    request.org = org;
 
     const server = mcpServer(options, shared, org, toolCaller(check.token), request.id);
     const transport = new StreamableHTTPServerTransport({
@@ -148,6 +154,9 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     });
     reply.hijack();
     reply.raw.on('close', () => {
+      // Answered: nothing of the request still runs, and both are dropped with it (closing would only build a
+      // "connection closed" error for no one). Cut short (the client went away): stop what still runs.
+      if (reply.raw.writableFinished) return;
       void transport.close();
       void server.close();
     });

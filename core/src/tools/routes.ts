@@ -50,7 +50,7 @@ const outcomeBody = (o: ToolOutcome) => (o.ok ? o : { ok: false, status: o.statu
 export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
   async function context(request: FastifyRequest) {
     const caller = request.caller as MachineCaller;
-    const org = await app.orgs.find(request.em, String(caller.orgId));
+    const org = await app.orgs.find(String(caller.orgId));
     if (!org) throw new HttpError(401, 'The token\'s org no longer exists', 'token_invalid');
     return { org, caller: toolCaller(caller.token) };
   }

@@ -4,11 +4,13 @@
 // runs in one transaction bound to the token's org, and is audited.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import { forkFor } from '../db/orm.js';
+import { DeferredTransaction } from '../db/deferred-transaction.js';
+import { forkFor, rawQuery, type RawQuery } from '../db/orm.js';
 import { storableText } from '../db/storable-text.js';
+import { auditStatement, audited } from '../events/audit.js';
 import { internalErrorBody, knownError } from '../http/errors.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller, ToolDecl } from '../modules/types.js';
@@ -60,7 +62,15 @@ export class ToolService {
   private readonly listings = new WeakMap<RegisteredTool, ToolListing>();
   private sorted: RegisteredTool[] | null = null;
 
-  constructor(private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger) {}
+  /** Prepared statements on the ORM's pool, outside any transaction. */
+  private readonly pool: RawQuery;
+  /** Where the limits engine reads limit values (raw, unfiltered statements; no entity is ever loaded here). */
+  private readonly reads: EntityManager;
+
+  constructor(private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger) {
+    this.pool = rawQuery(orm);
+    this.reads = forkFor(orm);
+  }
 
   /** May this token call this tool for this org now? */
   private allowed(tool: RegisteredTool, org: OrgSnapshot, caller: ToolCaller): boolean {
@@ -112,7 +122,8 @@ export class ToolService {
       check = TypeCompiler.Compile(tool.input);
       this.checks.set(tool.input, check);
     }
-    const first = check.Errors(input).First();
+    // Check first: walking the errors of a valid input costs as much again.
+    const first = check.Check(input) ? undefined : check.Errors(input).First();
     if (first) return `${first.path.replace(/^\//, '').replace(/\//g, '.') || 'input'}: ${first.message}`;
     // MCP calls skip Fastify's validator: refuse what PostgreSQL cannot store here too, like every route does.
     const unstorable = unstorableValue(input);
@@ -131,24 +142,33 @@ export class ToolService {
     if (!tool || !this.allowed(tool, org, caller)) return this.refuse(audit, unknownTool(name));
     const problem = this.problem(tool, input);
     if (problem) return this.refuse(audit, { ok: false, status: 400, error: `Invalid input for ${tool.name}: ${problem}`, reason: 'invalid_input' });
+    const transaction = new DeferredTransaction(this.orm);
     try {
-      return await forkFor(this.orm, org.id).transactional(async (em) => {
-        // Checked first (over the limit nothing runs) and counted last, in the call's transaction: a failed call is
-        // not counted, and the counter row is locked only through the commit, not while the call runs.
-        const use = await this.services.limits.checkRate(em, org.id, CALLS_PER_MINUTE);
-        const log = this.log;
-        let child: FastifyBaseLogger | undefined;
+      // Checked first, outside the transaction (over the limit nothing runs), and counted last, in it: a failed
+      // call is not counted, and the counter row is locked only through the commit, not while the call runs.
+      const use = await this.services.limits.checkRate(this.reads, org.id, CALLS_PER_MINUTE);
+      const log = this.log;
+      let em: EntityManager | undefined;
+      let child: FastifyBaseLogger | undefined;
+      const ctx = {
+        // Made on first use, in the call's transaction, which begins with the first statement sent through it.
+        get em() { return (em ??= transaction.fork(org.id)); },
+        org, caller, services: this.services,
         // The tool's logger is made on first use: most calls never log.
-        const ctx = { em, org, caller, get log() { return (child ??= log.child({ tool: tool.name, org: org.id })); }, services: this.services };
-        const outcome: ToolOutcome = tool.confirm && confirm !== true
-          ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
-          : { ok: true, result: await tool.handler(ctx, input) };
-        // Audited in the call's own transaction: one commit per successful call.
-        await this.services.audit(em, auditEntry(audit, outcome));
-        await this.services.limits.commitRate(em, use);
-        return outcome;
-      });
+        get log() { return (child ??= log.child({ tool: tool.name, org: org.id })); },
+      };
+      const outcome: ToolOutcome = tool.confirm && confirm !== true
+        ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
+        : { ok: true, result: await tool.handler(ctx, input) };
+      // What the tool persisted without flushing is written in the call's transaction too.
+      await em?.flush();
+      // Counted and audited by one statement, the transaction's last: a call that sent nothing else is that one
+      // statement, with no BEGIN or COMMIT.
+      await this.services.limits.commitRate((statement) => transaction.last(audited(statement, auditEntry(audit, outcome))), use);
+      await transaction.commit();
+      return outcome;
     } catch (err) {
+      await transaction.rollback();
       const known = knownError(err);
       if (known) {
         if (known !== err) this.log.warn({ err, tool: tool.name }, `tool ${tool.name} answered ${known.statusCode} ${known.reason}`);
@@ -165,7 +185,7 @@ export class ToolService {
 
   /** Audit a call that ran nothing (or was rolled back) on its own, and answer it. */
   private async refuse(audit: AuditFields, outcome: ToolOutcome): Promise<ToolOutcome> {
-    await this.services.audit(forkFor(this.orm, audit.org.id), auditEntry(audit, outcome))
+    await this.pool(auditStatement(auditEntry(audit, outcome)))
       .catch((err) => this.log.error({ err }, 'could not audit a tool call'));
     return outcome;
   }
