@@ -5,19 +5,21 @@
 // spread over many orgs (each request presents the next org's token). Every tool call authenticates the machine
 // token, checks scope, module switch and token limits, counts against mcp.calls_per_minute (a limit the org never
 // reaches: the counter is written) and writes its audit row in one transaction, and runs the tool.
-// Run: npm run bench:tools [-- --seconds 5 --orgs 50]
+// Two tools: `bench.echo` sends no SQL of its own (the call's own statements only), and `bench.read` reads its org
+// through the ORM (`em.findOne`), as most tools do; its floor sends the same read inside the transaction.
+// Run: npm run bench:tools [-- --seconds 5 --orgs 50 --tool echo|read|both]
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { defineModule, defineTool, Type } from '@quad/core';
+import { defineModule, defineTool, Organization, Type } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import { issueToken } from '../../core/src/auth/token-admin.js';
 import { sha256 } from '../../core/src/auth/secrets.js';
 import { measureCells, serveTargets, type Target } from './harness.js';
 
-interface Served { mcp: string; api: string; floor: string; tokens: string[] }
+interface Served { mcp: string; api: string; floor: string; floorRead: string; tokens: string[] }
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, orgs: { type: 'string', default: '50' } }, strict: false });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, orgs: { type: 'string', default: '50' }, tool: { type: 'string', default: 'both' } }, strict: false });
 const ORGS = Number(values.orgs);
 const LIMIT = 1_000_000_000;
 
@@ -27,11 +29,17 @@ const bench = defineModule({
   tools: [defineTool({
     name: 'bench.echo', description: 'Echoes', scope: 'bench:read', input: Type.Object({ text: Type.String() }),
     async handler({ org }, { text }) { return { org: org.prefix, text }; },
+  }), defineTool({
+    name: 'bench.read', description: 'Reads its org through the ORM', scope: 'bench:read', input: Type.Object({ text: Type.String() }),
+    async handler({ em, org }, { text }) { return { org: (await em.findOneOrFail(Organization, org.id)).prefix, text }; },
   })],
 });
 
-/** The floor: the statements a counted, audited tool call must send, with raw pg on a pool of the ORM's size. */
-async function floorRoute(url: string, poolMax: number, teardown: (fn: () => unknown) => void): Promise<string> {
+/**
+ * The floor: the statements a counted, audited tool call must send, with raw pg on a pool of the ORM's size; with
+ * `read`, also the read bench.read makes.
+ */
+async function floorRoute(url: string, poolMax: number, read: boolean, teardown: (fn: () => unknown) => void): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: poolMax });
   teardown(() => pool.end());
   const bare = Fastify();
@@ -44,6 +52,7 @@ async function floorRoute(url: string, poolMax: number, teardown: (fn: () => unk
       if (!t) return reply.code(401).send({ error: 'Invalid token' });
       const { rows: limit } = await client.query({ name: 'lim', text: 'select value from org_limits where organization_id = $1 and key = $2', values: [t.organization_id, 'mcp.calls_per_minute'] });
       const value = limit[0]?.value ?? LIMIT;
+      if (read) await client.query({ name: 'org', text: 'select * from organizations where id = $1', values: [t.organization_id] });
       const start = new Date(Math.floor(Date.now() / 60_000) * 60_000).toISOString();
       await client.query({
         name: 'ctr',
@@ -76,13 +85,15 @@ async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
     tokens.push(token);
   }
   const port = (s: { server: { address(): unknown } }) => (s.server.address() as { port: number }).port;
-  const floor = await floorRoute(quad.settings.DATABASE_URL!, quad.settings.DATABASE_POOL_MAX, teardown);
-  const served = { mcp: `http://127.0.0.1:${port(quad.mcp!)}/mcp`, api: `${quad.url}/api/tools/call`, floor, tokens };
+  const floor = await floorRoute(quad.settings.DATABASE_URL!, quad.settings.DATABASE_POOL_MAX, false, teardown);
+  const floorRead = await floorRoute(quad.settings.DATABASE_URL!, quad.settings.DATABASE_POOL_MAX, true, teardown);
+  const served = { mcp: `http://127.0.0.1:${port(quad.mcp!)}/mcp`, api: `${quad.url}/api/tools/call`, floor, floorRead, tokens };
   await warmUp(served);
   return served;
 }
 
-const call = { name: 'bench.echo', arguments: { text: 'hi' } };
+const calls = { echo: { name: 'bench.echo', arguments: { text: 'hi' } }, read: { name: 'bench.read', arguments: { text: 'hi' } } };
+const mcpBody = (call: object) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: call });
 const mcpHeaders = { accept: 'application/json, text/event-stream' };
 
 /**
@@ -91,9 +102,12 @@ const mcpHeaders = { accept: 'application/json, text/event-stream' };
  */
 async function warmUp(served: Served, requests = 3000, concurrency = 10) {
   const targets = [
-    { url: served.floor, body: call, headers: {} },
-    { url: served.api, body: call, headers: {} },
-    { url: served.mcp, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }, headers: mcpHeaders },
+    { url: served.floor, body: calls.echo, headers: {} },
+    { url: served.floorRead, body: calls.read, headers: {} },
+    ...Object.values(calls).flatMap((call) => [
+      { url: served.api, body: call, headers: {} },
+      { url: served.mcp, body: mcpBody(call), headers: mcpHeaders },
+    ]),
   ];
   for (const { url, body, headers } of targets) {
     let sent = 0;
@@ -111,12 +125,18 @@ async function warmUp(served: Served, requests = 3000, concurrency = 10) {
 if (process.argv.includes('--serve')) {
   await serveTargets(serve);
 } else {
-  await measureCells<Served>(new URL(import.meta.url).pathname, Number(values.seconds), (s, spread) => {
-    const tokens = spread ? s.tokens : s.tokens.slice(0, 1);
-    const paths: Target[] = [
-      { label: 'POST /api/tools/call', url: s.api, method: 'POST', body: call, tokens },
-      { label: 'MCP tools/call', url: s.mcp, method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }, headers: mcpHeaders, tokens },
-    ];
-    return { floor: { label: 'floor (raw pg, same SQL, one transaction)', url: s.floor, method: 'POST', body: call, tokens }, paths };
-  });
+  const tools = values.tool === 'both' ? (['echo', 'read'] as const) : [values.tool as 'echo' | 'read'];
+  for (const tool of tools) {
+    const call = calls[tool];
+    console.log(`\n${call.name}${tool === 'read' ? ' (one em.findOne; its floor sends the same read)' : ' (no SQL of its own)'}`);
+    await measureCells<Served>(new URL(import.meta.url).pathname, Number(values.seconds), (s, spread) => {
+      const tokens = spread ? s.tokens : s.tokens.slice(0, 1);
+      const paths: Target[] = [
+        { label: 'POST /api/tools/call', url: s.api, method: 'POST', body: call, tokens },
+        { label: 'MCP tools/call', url: s.mcp, method: 'POST', body: mcpBody(call), headers: mcpHeaders, tokens },
+      ];
+      const floor = tool === 'read' ? s.floorRead : s.floor;
+      return { floor: { label: 'floor (raw pg, same SQL, one transaction)', url: floor, method: 'POST', body: call, tokens }, paths };
+    });
+  }
 }
