@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Test } from 'tap';
 import { createTestDatabase } from '@quad/core/testing';
+import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { importPlugin } from '../../core/src/modules/registry.js';
 import { CORE_MODULES } from '../../core/src/quad.js';
 
@@ -65,4 +66,16 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Every `quad …` a hint names must be a command that exists: its first words name a command with no subcommands. */
+export function assertHintsExist(t: Test, stderr: string) {
+  const { program } = buildProgram();
+  const leaves = new Set(allCommands(program).filter((c) => !c.commands.length).map(commandPath));
+  const hints = [...stderr.matchAll(/\bquad((?: [a-z][a-z-]*)+)/g)].map((m) => `quad${m[1]}`);
+  t.ok(hints.length, 'the output has hints');
+  for (const hint of hints) {
+    const words = hint.split(' ');
+    t.ok(words.some((_, i) => leaves.has(words.slice(0, i + 1).join(' '))), `"${hint}…" names a command that exists`);
+  }
 }
