@@ -28,14 +28,14 @@ function moduleId(value: string): string {
 }
 
 /** The forms of a module id the example uses. */
-export function nameForms(id: string) {
+function nameForms(id: string) {
   const words = id.split('_').filter(Boolean);
   const pascal = words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
   return { id, upper: id.toUpperCase(), pascal, camel: pascal[0].toLowerCase() + pascal.slice(1), kebab: words.join('-') };
 }
 
 /** The example's text (or a file path in it) with every form of `hello` replaced by the new plugin's. */
-export function renamed(text: string, id: string, path: string): string {
+function renamed(text: string, id: string, path: string): string {
   const to = nameForms(id);
   return text
     .replaceAll(TEMPLATE_PATH, path)
