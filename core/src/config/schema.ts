@@ -18,7 +18,8 @@ export const SettingsSchema = Type.Object({
   CLIENT_URL: Type.Optional(Url),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   RELEASE: Type.Optional(Type.String({ description: 'release name in logs, /health and the error log; default the package version' })),
-  PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment' }),
+  PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment; replaces the list of config/default.json' }),
+  PLUGINS_EXTRA: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugins to load besides PLUGINS (without repeating its list), comma-separated in the environment' }),
 
   TOOL_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8001, description: 'port of the MCP tool server (path /mcp)' }),
   TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
