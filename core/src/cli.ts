@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
 import { useEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded.js';
 import { migrate } from './db/migrator.js';
-import { loadRegistry, startQuad, type Role } from './quad.js';
+import { loadRegistry, type Role } from './quad.js';
+import { runCommand } from './startup/run.js';
 import { openOrm } from './db/orm.js';
 import { ORG_USAGE, orgCommand } from './cli-org.js';
 
@@ -19,7 +20,7 @@ async function databaseUrl(env: Record<string, string | undefined>): Promise<{ u
   if (settings.DATABASE_URL) return { url: settings.DATABASE_URL };
   const dataDir = resolve(settings.DATA_DIR, 'pg');
   console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT}; no pgvector)`);
-  const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg) => console.error(msg) });
+  const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg, fields) => console.error(msg, fields ?? '') });
   return { url: embedded.url, embedded };
 }
 
@@ -36,40 +37,17 @@ async function main(argv: string[]) {
     console.error(`--role must be api, worker or all (got ${role})\n${USAGE}`);
     return 2;
   }
+  if (command === 'run') return runCommand(role);
   const { url, embedded } = await databaseUrl(process.env);
   const source = new ConfigSource({ overrides: { DATABASE_URL: url } });
-
-  if (command === 'migrate') {
-    try {
-      const { registry } = await loadRegistry(source);
-      const { applied } = await migrate(url, registry.modules, (msg) => console.log(msg));
-      console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
-    } finally {
-      await embedded?.stop();
-    }
-    return 0;
+  try {
+    const { registry } = await loadRegistry(source);
+    const { applied } = await migrate(url, registry.modules, (msg) => console.log(msg));
+    console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
+  } finally {
+    await embedded?.stop();
   }
-
-  const started = performance.now();
-  const quad = await startQuad({ role, source }).catch(async (err) => {
-    await embedded?.stop();
-    throw err;
-  });
-  const address = quad.app?.server.address();
-  quad.log.info(`quad ${role} ready in ${Math.round(performance.now() - started)} ms${address && typeof address === 'object' ? ` on http://${address.address}:${address.port}` : ''}`);
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    quad.log.info(`${signal}: shutting down`);
-    await quad.close();
-    await embedded?.stop();
-    process.exit(0);
-  };
-  // `on`, not `once`: a loader such as tsx re-raises a signal that no listener is left to handle.
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  return undefined; // keep running
+  return 0;
 }
 
 /** `org …`: migrate, then run the command against the database (embedded when DATABASE_URL is unset). */

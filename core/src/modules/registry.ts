@@ -50,14 +50,20 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   return Object.isFrozen(manifest) ? (manifest as Module) : defineModule(manifest);
 }
 
-/** A plugin path may name a package folder: use its package.json entry point, as a package name would. */
+/** The core runs its production build (`npm start`), not its TypeScript source. */
+const RUNS_BUILT = import.meta.url.endsWith('.js');
+
+/**
+ * A plugin path may name a package folder: use its package.json entry point, as a package name would (the
+ * `production` condition, its build, when the core runs built).
+ */
 function packageEntry(path: string): string {
   if (!existsSync(path) || !statSync(path).isDirectory()) return path;
   const manifestFile = join(path, 'package.json');
   if (!existsSync(manifestFile)) return join(path, 'index.js');
   const pkg = JSON.parse(readFileSync(manifestFile, 'utf8'));
   const root = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.['.'];
-  const entry = typeof root === 'string' ? root : root?.import ?? root?.default ?? pkg.main ?? 'index.js';
+  const entry = typeof root === 'string' ? root : (RUNS_BUILT ? root?.production : undefined) ?? root?.import ?? root?.default ?? pkg.main ?? 'index.js';
   return join(path, entry);
 }
 
