@@ -76,10 +76,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   let cluster: string;
   let bin: string;
   try {
+    await assertPortFree(port);
     mkdirSync(path.dirname(dataDir), { recursive: true });
     cluster = owner ? reachableCluster(dataDir, log) : dataDir;
     bin = owner ? reachableBinaries(log) : binariesDir();
-    await assertPortFree(port);
     if (existsSync(path.join(cluster, 'PG_VERSION'))) {
       log('embedded PostgreSQL: reusing the cluster', { dataDir, log: logFile });
     } else {
