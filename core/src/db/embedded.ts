@@ -40,7 +40,7 @@ export interface EmbeddedOptions {
 const DATABASE = 'quad';
 const PASSWORD = 'postgres';
 /** Where, as root, the binaries and clusters go when the postgres user cannot reach them where they are. */
-export const SYSTEM_DIR = '/var/lib/quad';
+const SYSTEM_DIR = '/var/lib/quad';
 const READY_TIMEOUT_MS = 60_000;
 
 const urlFor = (port: number, database = DATABASE) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${database}`;
@@ -91,8 +91,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   }
 
   const server = spawnServer(bin, cluster, port, logFile, owner);
-  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-  // If Quad exits without stopping it (a crash), the server still shuts down instead of outliving us.
+  /** Why the server is gone, once it is. */
+  const exited = new Promise<string>((resolve) => {
+    server.once('exit', (code, signal) => resolve(`the server exited (${signal ?? `code ${code}`})`));
+    server.once('error', (err) => resolve(`the server could not be run: ${err.message}`));
+  });
+  // If Quad exits without stopping it (a second Ctrl-C, a shutdown past its delay), the server still shuts down.
   const onExit = () => server.kill('SIGINT');
   process.once('exit', onExit);
   const stop = async () => {
@@ -149,9 +153,9 @@ async function initCluster(bin: string, cluster: string, logFile: string, owner?
 }
 
 /** Poll until the server takes connections; fail early if it exits. */
-async function waitUntilReady(port: number, exited: Promise<void>): Promise<void> {
-  let gone = false;
-  void exited.then(() => { gone = true; });
+async function waitUntilReady(port: number, exited: Promise<string>): Promise<void> {
+  let gone: string | undefined;
+  void exited.then((why) => { gone = why; });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
@@ -166,7 +170,7 @@ async function waitUntilReady(port: number, exited: Promise<void>): Promise<void
       // Refused until it listens; 57P03 while it starts up.
       if (code !== 'ECONNREFUSED' && code !== '57P03') throw err;
     }
-    if (gone) throw new Error('the server exited');
+    if (gone) throw new Error(gone);
     if (Date.now() > deadline) throw new Error(`not ready after ${READY_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
