@@ -11,8 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** Folders that are not part of a package's runtime. */
-const SKIP = new Set(['node_modules', 'dist', 'test', 'bench']);
+/**
+ * Top-level folders of a package that are not part of its runtime (a nested `web/dist/` is). The core's test
+ * harness (`@quad/core/testing`) serves tests, which run from source, and imports the fakes in test/.
+ */
+const SKIP = new Set(['node_modules', 'dist', 'test', 'testing', 'bench']);
 
 function workspaces() {
   const { workspaces: globs } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -33,7 +36,7 @@ function sourceRoot(dir) {
 function files(dir, root = dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return SKIP.has(e.name) || e.name.startsWith('.') ? [] : files(path, root);
+    if (e.isDirectory()) return (dir === root && SKIP.has(e.name)) || e.name.startsWith('.') ? [] : files(path, root);
     // The package's own package.json and docs stay where they are.
     if (dir === root && (e.name === 'package.json' || e.name.endsWith('.md'))) return [];
     return [path];
