@@ -40,7 +40,10 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   try {
     loaded = await import(isPath ? pathToFileURL(packageEntry(resolve(baseDir, spec))).href : spec);
   } catch (err) {
-    throw new ManifestError(spec, 'package', `cannot be imported: ${(err as Error).message}`);
+    const typescript = (err as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION'
+      ? ' (TypeScript: `npm start` runs plain node; give the package a "production" export to built JavaScript, as the packages under plugins/ and examples/ have and `npm run build` compiles, or run `npm run dev`)'
+      : '';
+    throw new ManifestError(spec, 'package', `cannot be imported: ${(err as Error).message}${typescript}`);
   }
   const manifest = (loaded.default ?? loaded.module) as ModuleManifest | undefined;
   if (!manifest || typeof manifest !== 'object') {
