@@ -103,7 +103,7 @@ export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
     const values = collect(() => source.resolve(mod.settings!));
     if (values) moduleSettings.set(mod.name, values);
   }
-  problems.push(...source.unknownKeys(known).map((k) => `${k}: unknown setting`));
+  problems.push(...source.unknownSettings(known));
   problems.push(...new LimitsEngine(registry, (n) => source.raw(n)).settingProblems());
   if (problems.length) throw new ConfigError(problems);
   return { settings: settings!, registry, moduleSettings };

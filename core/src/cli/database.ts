@@ -20,7 +20,7 @@ export async function databaseUrl(env: Record<string, string | undefined>): Prom
   if (settings.DATABASE_URL) return { url: settings.DATABASE_URL };
   const dataDir = resolve(settings.DATA_DIR, 'pg');
   console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT}; no pgvector)`);
-  const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg) => console.error(msg) });
+  const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg, fields) => console.error(msg, fields ?? '') });
   return { url: embedded.url, embedded };
 }
 
