@@ -18,7 +18,7 @@ t.test('embedded database: the banner, a clean console and a quiet Ctrl-C', asyn
     level: 30, role: 'all',
     api: /^http:\/\/127\.0\.0\.1:\d+$/,
     mcp: /^http:\/\/127\.0\.0\.1:\d+\/mcp$/,
-    next: /npm run quad -- org add --prefix <prefix> --name '<name>' --guild <Discord server id>/,
+    next: /npx quad org add --prefix <prefix> --name '<name>' --guild <Discord server id>/,
   }, 'the banner names the API, the MCP server and, with no org yet, the command that adds one');
   t.equal(banner.docs, `${banner.api}/docs`);
   t.equal((await fetch(banner.docs as string)).status, 200, 'the docs answer where the banner says');

@@ -18,7 +18,7 @@ export async function logReady(quad: Quad, role: Role, ms: number): Promise<void
 async function nextStep(quad: Quad, api: string | null): Promise<string | null> {
   if (!api) return null;
   const [{ any }] = await quad.orm.em.getConnection().execute<{ any: boolean }[]>('select exists (select 1 from organizations) as "any"');
-  if (!any) return "add an org: npm run quad -- org add --prefix <prefix> --name '<name>' --guild <Discord server id> --officer-role <role id>";
+  if (!any) return "add an org: npx quad org add --prefix <prefix> --name '<name>' --guild <Discord server id> --officer-role <role id>";
   if (quad.settings.CLIENT_ID) return `sign in as an officer: ${api}/api/auth/login?client=dashboard`;
   return null;
 }
