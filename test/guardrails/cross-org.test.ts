@@ -19,6 +19,7 @@ import { attempts, rowIds, toolArguments, type Attempt, type Target } from './re
  */
 const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /health': { why: 'liveness, for everyone' },
+  'GET /': { why: 'redirects to the API docs' },
   'GET /openapi.json': { why: 'the API description' },
   'GET /docs*': { why: 'the API docs UI' },
   'OPTIONS *': { why: 'CORS preflight' },

@@ -13,7 +13,7 @@ const ModuleView = Type.Object({
   switchable: Type.Boolean(), enabled: Type.Boolean(), ready: Type.Boolean(), needs: Type.Array(NeedView),
   submodules: Type.Array(Type.Object({ name: Type.String(), title: Type.String() })),
 });
-const Listing = Type.Object({ modules: Type.Array(ModuleView), categories: Type.Array(Type.String()) });
+export const Listing = Type.Object({ modules: Type.Array(ModuleView), categories: Type.Array(Type.String()) });
 
 const Settings = Type.Object({
   id: Type.Integer(), prefix: Type.String(), name: Type.String(), description: Type.String(),
