@@ -44,7 +44,7 @@ t.test('plugin new', async (t) => {
     for (const file of files) t.notMatch(readFileSync(join(dir, file), 'utf8'), /hello/i, `${file} no longer says hello`);
     t.match(readFileSync(join(dir, 'index.ts'), 'utf8'), /name: 'shout_box',\n {2}title: 'ShoutBox',/);
     t.match(readFileSync(join(dir, 'greeter.ts'), 'utf8'), /export const shoutBoxGreeter = defineService<Greeter>\(\{ id: 'shout_box.greeter'/);
-    t.match(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')), { name: 'quad-plugin-shout-box', exports: { '.': './index.ts' } });
+    t.match(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')), { name: 'quad-plugin-shout-box', exports: { '.': { default: './index.ts' } } });
     t.match(readFileSync(join(dir, 'test/shout_box.test.ts'), 'utf8'), /PLUGINS: \['\.\/plugins\/shout_box'\], SHOUT_BOX_GREETING: 'Ahoy'/);
   });
 

@@ -51,7 +51,7 @@ export async function runApp(t: Test, env: Record<string, string>): Promise<void
   await new Promise<void>((resolve, reject) => {
     const collect = (d: Buffer) => {
       output += d;
-      if (output.includes('ready in')) resolve();
+      if (output.includes('"msg":"quad ready"')) resolve();
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);

@@ -2,7 +2,7 @@
 // mode 700): it builds the JavaScript, runs it with plain node, starts the embedded database (binaries and cluster
 // moved where that user can reach them) and answers /health. One start: this test is slow.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t from 'tap';
@@ -17,11 +17,15 @@ function cloneInto(dir: string) {
     cpSync(join(ROOT, f), join(dir, f));
   }
   // `npm ci` would fetch the same packages again; hard links copy them in a second (a full copy off this disk).
-  try {
-    execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
-  } catch {
-    rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
-    execFileSync('cp', ['-a', join(ROOT, 'node_modules'), join(dir, 'node_modules')]);
+  // Workspaces have node_modules of their own where their versions differ from the root's (core's commander).
+  const workspaces = ['core', ...['plugins', 'examples'].flatMap((group) => readdirSync(join(ROOT, group)).map((name) => join(group, name)))];
+  for (const folder of ['', ...workspaces].map((w) => join(w, 'node_modules')).filter((m) => existsSync(join(ROOT, m)))) {
+    try {
+      execFileSync('cp', ['-al', join(ROOT, folder), join(dir, folder)]);
+    } catch {
+      rmSync(join(dir, folder), { recursive: true, force: true });
+      execFileSync('cp', ['-a', join(ROOT, folder), join(dir, folder)]);
+    }
   }
 }
 
