@@ -24,7 +24,7 @@ export const SettingsSchema = Type.Object({
   TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
 
   // Sign-in and access (spec document 1, "Authentication")
-  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'signs session cookies; unset: a random key kept in DATA_DIR/secret_key' })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'keys the encryption of session cookies (at least 32 characters; a new one ends every session); unset: a random key kept in DATA_DIR/secret_key' })),
   CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application id' })),
   CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application secret' })),
   REDIRECT_URI: Type.Optional(Type.String({ pattern: '^https?://', description: 'officer OAuth callback, {base_url}/api/auth/callback' })),
