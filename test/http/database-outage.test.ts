@@ -10,7 +10,7 @@ import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 const OUTAGE = { error: 'The database is unavailable; try again shortly', reason: 'database_unavailable', retry_after: 5 };
 
 t.test('database outage', async (t) => {
-  const world = await startSignInWorld(t, { plugins: [failing], listen: true, role: 'api', orgModules: { failing: true } });
+  const world = await startSignInWorld(t, { plugins: [failing], listen: true, role: 'api', orgModules: { failing: true }, config: { READY_MAX_EVENT_LOOP_DELAY_MS: 0 } });
   const { quad } = world;
   await quad.createOrg({ prefix: 'cold', modules: { failing: true } });
   const officer = (await signInOfficer(world, world.officer.id)).access_token;

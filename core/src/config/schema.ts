@@ -31,6 +31,7 @@ export const SettingsSchema = Type.Object({
   BOT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'Discord bot credential: roles, members, messages' })),
   DISCORD_API_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/api/v10' }),
   DISCORD_AUTHORIZE_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/oauth2/authorize' }),
+  READY_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'GET /health/ready answers 503 under_pressure while the event loop lags more than this on average (ms); 0: never' }),
   DISCORD_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each Discord call' }),
   SYS_ADMIN: Type.Array(Type.String({ pattern: '^\\d+$' }), { default: [], description: 'chat user ids of the superadmins, comma-separated' }),
   ACCESS_ENFORCE: Type.Boolean({ default: false, description: 'refuse (true) or only log (false) access decisions that would deny' }),

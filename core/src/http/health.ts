@@ -8,9 +8,6 @@ import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/outag
 import { unavailable } from './errors.js';
 import { ErrorBody } from './schemas.js';
 
-/** Readiness fails while the event loop lags this much on average over a second (the sampling interval). */
-export const READY_MAX_EVENT_LOOP_DELAY_MS = 1000;
-
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
   version: Type.String(),
@@ -57,7 +54,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // overloaded process leaves the load balancer's rotation without refusing the requests it is already given.
   await app.register(async (ready) => {
     await ready.register(underPressure, {
-      maxEventLoopDelay: READY_MAX_EVENT_LOOP_DELAY_MS,
+      // Averaged over each second (its sampling interval); 0 turns the gate off.
+      maxEventLoopDelay: app.quad.settings.READY_MAX_EVENT_LOOP_DELAY_MS,
       pressureHandler: async (request, _reply, type, value) => {
         request.log.warn({ type, value }, 'health: not ready, under pressure');
         throw unavailable('The server is overloaded; try again shortly', 'under_pressure', DATABASE_RETRY_AFTER_SECONDS);
