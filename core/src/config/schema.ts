@@ -31,13 +31,14 @@ export const SettingsSchema = Type.Object({
   TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
 
   // Sign-in and access (spec document 1, "Authentication")
-  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'signs session cookies; unset: a random key kept in DATA_DIR/secret_key' })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'keys the encryption of session cookies (at least 32 characters; a new one ends every session); unset: a random key kept in DATA_DIR/secret_key' })),
   CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application id' })),
   CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application secret' })),
   REDIRECT_URI: Type.Optional(Type.String({ pattern: '^https?://', description: 'officer OAuth callback, {base_url}/api/auth/callback' })),
   BOT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'Discord bot credential: roles, members, messages' })),
   DISCORD_API_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/api/v10' }),
   DISCORD_AUTHORIZE_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/oauth2/authorize' }),
+  READY_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'GET /health/ready answers 503 under_pressure while the event loop lags more than this on average (ms); 0: never' }),
   DISCORD_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each Discord call' }),
   SYS_ADMIN: Type.Array(Type.String({ pattern: '^\\d+$' }), { default: [], description: 'chat user ids of the superadmins, comma-separated' }),
   ACCESS_ENFORCE: Type.Boolean({ default: false, description: 'refuse (true) or only log (false) access decisions that would deny' }),

@@ -2,6 +2,7 @@
 // OpenAPI, and every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
+import secureSession from '@fastify/secure-session';
 import cors from '@fastify/cors';
 import jwt from '@fastify/jwt';
 import swagger from '@fastify/swagger';
@@ -19,6 +20,7 @@ import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { finishDocument, SECURITY_SCHEMES } from './openapi.js';
 import { quadDecorations } from './decorations.js';
+import { sessionPluginOptions } from '../auth/session.js';
 import { resolveOrg } from './org-resolver.js';
 import { requestIdOf } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
@@ -93,7 +95,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   app.decorate('auth', options.auth);
   app.decorate('orgs', options.orgs);
   app.decorate('tools', options.tools);
-  await app.register(cookie, { secret: options.auth.secretKey });
+  await app.register(cookie);
+  await app.register(secureSession, sessionPluginOptions(options.auth.secretKey));
   await app.register(jwt, {
     secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },
     sign: { algorithm: 'RS256' },
