@@ -42,7 +42,7 @@ t.test('every bad setting is named in one error', async (t) => {
 
 t.test('a typo in a config file is refused at boot', async (t) => {
   await t.rejects(loadRegistry(new ConfigSource({ dir: dirWith({ 'default.json': { PROT: 8000, LIMIT_KNOWLEDGE_SOURCES: 5 } }), env: {} })), {
-    name: 'ConfigError', message: 'Invalid settings:\n  PROT: unknown setting',
+    name: 'ConfigError', message: /^Invalid settings:\n {2}PROT \(in \S+default\.json\): unknown setting; did you mean PORT\?$/,
   });
 });
 

@@ -9,9 +9,9 @@ t.test('module routes are mounted and gated per org', async (t) => {
   await quad.createOrg({ prefix: 'ieee', modules: { sample: false } });
 
   // Assert the whole route list, so a silently skipped route plugin fails loudly.
-  const routes = quad.api.printRoutes({ commonPrefix: false });
-  for (const path of ['/health', '/api/sample/:org/items (GET, HEAD, POST)', '/api/sample/:org/work (POST)', '/api/sample/boom', '/openapi.json', '/docs']) {
-    t.match(routes, path);
+  const routes = quad.routes();
+  for (const route of ['GET /health', 'GET /api/sample/:org/items', 'POST /api/sample/:org/items', 'POST /api/sample/:org/work', 'GET /api/sample/boom', 'GET /openapi.json', 'GET /docs/']) {
+    t.ok(routes.includes(route), route);
   }
 
   const created = await quad.api.inject({ method: 'POST', url: '/api/sample/acm/items', payload: { label: 'kept' } });

@@ -28,18 +28,17 @@ async function runQuad(t: Test, args: string[], env: Record<string, string>): Pr
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
   });
-  const ready = await new Promise<string>((resolve, reject) => {
+  const ready = await new Promise<{ api?: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready after 30 s:\n${output}`)), 30_000);
     const check = () => {
-      const line = output.split('\n').find((l) => l.includes('ready in'));
-      if (line) { clearTimeout(timer); resolve(line); }
+      const line = output.split('\n').slice(0, -1).find((l) => l.includes('"msg":"quad ready"')); // whole lines only
+      if (line) { clearTimeout(timer); resolve(JSON.parse(line)); }
     };
     child.stdout!.on('data', check);
     child.stderr!.on('data', check);
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code}:\n${output}`)); });
   });
-  const port = /on http:\/\/[^:]+:(\d+)/.exec(ready)?.[1];
-  return { child, port: port ? Number(port) : null, output: () => output };
+  return { child, port: ready.api ? Number(new URL(ready.api).port) : null, output: () => output };
 }
 
 /** SIGTERM and assert a clean exit; the process's output is shown when it is not. */

@@ -1,8 +1,10 @@
 // The process logger (pino), and the one line per response the HTTP servers write. Request URLs are logged without
 // the values of credential-like query parameters (OAuth codes, states, tokens), and no header or body is logged, so
-// no credential reaches a log line.
+// no credential reaches a log line. Errors are logged by what an operator can use (type, message, code), never as
+// the object graph they drag along (a pg error holds its client: 19 KB of pool internals per line).
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 const SECRET_PARAMS = /([?&](?:code|state|token|access_token|refresh_token|client_secret)=)[^&#]*/gi;
 
@@ -33,6 +35,25 @@ export class ResponseLogController extends LogController {
   }
 }
 
+/**
+ * An error as one small object: type, message, code, and the stack where it says something (a PostgreSQL error's
+ * stack is the protocol parser, the same every time). Causes and the parts of an AggregateError (e.g. a refused
+ * connection to each address of `localhost`) the same way, a few levels deep.
+ */
+export function serializeError(err: unknown, depth = 0): unknown {
+  if (!(err instanceof Error)) return err;
+  const e = err as Error & { code?: unknown; severity?: unknown; errors?: unknown };
+  const out: Record<string, unknown> = { type: e.constructor?.name ?? e.name, message: e.message };
+  if (e.code !== undefined) out.code = e.code;
+  const fromServer = typeof e.severity === 'string';
+  if (e.stack && !fromServer) out.stack = e.stack;
+  if (depth < 3) {
+    if (e.cause !== undefined) out.cause = serializeError(e.cause, depth + 1);
+    if (Array.isArray(e.errors)) out.errors = e.errors.slice(0, 5).map((x) => serializeError(x, depth + 1));
+  }
+  return out;
+}
+
 export const LOG_SERIALIZERS = {
   req: (req: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
     method: req.method,
@@ -41,9 +62,27 @@ export const LOG_SERIALIZERS = {
     remoteAddress: req.ip,
     remotePort: req.socket?.remotePort,
   }),
+  err: serializeError,
+  // graphile-worker passes its errors as `error`.
+  error: serializeError,
 };
 
+export type LogFormat = 'pretty' | 'json';
+
+/**
+ * LOG_FORMAT when set; otherwise pretty lines for a person at a terminal running the development settings, and one
+ * JSON object per line everywhere else (services, containers, pipes, NODE_ENV=production).
+ */
+export function logFormat(setting: LogFormat | undefined, nodeEnv: string, isTTY = Boolean(process.stdout.isTTY)): LogFormat {
+  return setting ?? (isTTY && nodeEnv === 'development' ? 'pretty' : 'json');
+}
+
 /** The process logger; lines go to stdout unless a destination is given (the benchmarks write to /dev/null). */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return destination ? pino({ level, serializers: LOG_SERIALIZERS }, destination) : pino({ level, serializers: LOG_SERIALIZERS });
+export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
+  const options = { level, serializers: LOG_SERIALIZERS };
+  if (format === 'pretty') {
+    // In-process and synchronous, so the last lines before an exit are written.
+    return pino(options, pretty({ sync: true, destination: destination ?? 1, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss.l' }));
+  }
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -45,7 +45,7 @@ export const CORE_MODULES: readonly Module[] = markShippedInCore([
 export interface StartOptions {
   role?: Role;
   source?: ConfigSource;
-  /** Modules to load besides the PLUGINS setting (tests, embedding apps). */
+  /** Modules to load besides the PLUGINS and PLUGINS_EXTRA settings (tests, embedding apps). */
   modules?: Module[];
   /** Apply migrations before starting. Default: true. */
   migrate?: boolean;
@@ -75,7 +75,12 @@ export interface Quad {
   close(): Promise<void>;
 }
 
-/** Load PLUGINS and build the registry; resolve every module's settings. One error lists every bad setting. */
+/** The plugins to load: PLUGINS (which replaces the default list), then PLUGINS_EXTRA; each once. */
+export function pluginSpecs(settings: Pick<Settings, 'PLUGINS' | 'PLUGINS_EXTRA'>): string[] {
+  return [...new Set([...settings.PLUGINS, ...settings.PLUGINS_EXTRA])];
+}
+
+/** Load the plugins and build the registry; resolve every module's settings. One error lists every bad setting. */
 export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
   const problems: string[] = [];
   const collect = <T>(fn: () => T): T | undefined => {
@@ -88,7 +93,7 @@ export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
     }
   };
   const settings = collect(() => loadSettings(source));
-  const plugins = settings ? await Promise.all(settings.PLUGINS.map((spec) => importPlugin(spec))) : [];
+  const plugins = settings ? await Promise.all(pluginSpecs(settings).map((spec) => importPlugin(spec))) : [];
   const registry = new Registry([...CORE_MODULES, ...plugins, ...extra]);
   const moduleSettings = new Map<string, Record<string, unknown>>();
   const known = new Set(Object.keys(SettingsSchema.properties));
@@ -98,7 +103,7 @@ export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
     const values = collect(() => source.resolve(mod.settings!));
     if (values) moduleSettings.set(mod.name, values);
   }
-  problems.push(...source.unknownKeys(known).map((k) => `${k}: unknown setting`));
+  problems.push(...source.unknownSettings(known));
   problems.push(...new LimitsEngine(registry, (n) => source.raw(n)).settingProblems());
   if (problems.length) throw new ConfigError(problems);
   return { settings: settings!, registry, moduleSettings };

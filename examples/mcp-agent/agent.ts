@@ -1,7 +1,7 @@
 // An agent's first minute with Quad: connect to the tool server with a machine token, see which tools the token
 // may call, and call one. Run: QUAD_MCP_URL=http://localhost:8001/mcp QUAD_TOKEN=plat_… npx tsx agent.ts [tool] [json]
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 export async function runAgent(options: { url: string; token: string; tool?: string; args?: Record<string, unknown>; print?: (line: string) => void }) {
   const print = options.print ?? ((line: string) => console.log(line));
@@ -30,5 +30,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2);
   }
   const [tool, json] = process.argv.slice(2);
-  await runAgent({ url, token, tool, args: json ? JSON.parse(json) : undefined });
+  try {
+    await runAgent({ url, token, tool, args: json ? JSON.parse(json) : undefined });
+  } catch (err) {
+    // A refused token is the usual first failure: say so in one line, not with a stack.
+    if (err instanceof StreamableHTTPError && err.code === 401) {
+      console.error(`The tool server at ${url} refused QUAD_TOKEN (401): it is unknown, revoked or expired. Make a new one: \`npx quad token create --org <prefix> --name agent --kind agent --scopes org:read\`, the Tokens page, or POST /api/organizations/<org>/tokens.`);
+      process.exit(3);
+    }
+    throw err;
+  }
 }

@@ -1,5 +1,6 @@
-// Event check-in sheets: a small RFC 4180 reader (quoted fields, doubled quotes, CRLF or LF) and the check of
-// each row. Problems are collected for every row so an officer can fix the whole sheet at once.
+// Event check-in sheets: RFC 4180 reading by csv-parse (quoted fields, doubled quotes, CRLF, LF or CR, a leading
+// BOM) and the check of each row. Problems are collected for every row so an officer can fix the whole sheet at once.
+import { CsvError, parse } from 'csv-parse/sync';
 
 export interface CsvProblem {
   /** Line of the file (1 is the header). */
@@ -8,52 +9,44 @@ export interface CsvProblem {
   message: string;
 }
 
-/** Rows of fields; throws CsvSyntaxError on an unterminated quote or text after a closing quote. */
+/** Our wording of csv-parse's syntax errors, for the officer who exported the sheet. */
+const SYNTAX_MESSAGES: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+  INVALID_OPENING_QUOTE: 'a quote in the middle of a field (quote the whole field and double inner quotes)',
+  CSV_INVALID_CLOSING_QUOTE: 'text after a closing quote',
+};
+
+/**
+ * Rows of fields with the line each starts on; blank lines are skipped, rows may differ in length (the caller
+ * reports that). Throws CsvSyntaxError on an unterminated quote or text after a closing quote.
+ */
 export function parseCsv(text: string): { rows: string[][]; lines: number[] } {
   const rows: string[][] = [];
   const lines: number[] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let afterQuote = false;
-  let line = 1;
-  let rowLine = 1;
-  const endField = () => { row.push(field); field = ''; afterQuote = false; };
-  const endRow = () => {
-    endField();
-    // Blank lines are skipped.
-    if (!(row.length === 1 && row[0]!.trim() === '')) { rows.push(row); lines.push(rowLine); }
-    row = [];
-  };
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // spreadsheet exports start with a BOM
-  for (let i = 0; i < src.length; i++) {
-    const c = src[i]!;
-    if (quoted) {
-      if (c === '"') {
-        if (src[i + 1] === '"') { field += '"'; i++; } else { quoted = false; afterQuote = true; }
-      } else {
-        if (c === '\n') line++;
-        field += c;
-      }
-      continue;
-    }
-    if (c === ',') endField();
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && src[i + 1] === '\n') i++;
-      endRow();
-      line++;
-      rowLine = line;
-    } else if (c === '"') {
-      if (field.trim() !== '' || afterQuote) throw new CsvSyntaxError(line, 'a quote in the middle of a field (quote the whole field and double inner quotes)');
-      field = '';
-      quoted = true;
-    } else {
-      if (afterQuote && c.trim() !== '') throw new CsvSyntaxError(line, 'text after a closing quote');
-      if (!afterQuote) field += c;
-    }
+  // Every line is a record here (empty ones too), so a record starts on the line after the previous one ends.
+  let lastLine = 0;
+  try {
+    // Every line break becomes LF first: csv-parse counts a CRLF inside a quoted field as two lines.
+    parse(text.replace(/\r\n?/g, '\n'), {
+      bom: true, // spreadsheet exports start with one
+      trim: true, // blanks around a field and its quotes
+      relax_column_count: true,
+      record_delimiter: '\n',
+      on_record: (record: string[], { lines: end }) => {
+        if (!(record.length === 1 && record[0] === '')) {
+          rows.push(record);
+          lines.push(lastLine + 1);
+        }
+        lastLine = end;
+        return null;
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof CsvError)) throw err;
+    // A quote that never closes runs to the end of the file: name the line where its record starts.
+    const line = err.code === 'CSV_QUOTE_NOT_CLOSED' ? lastLine + 1 : (err.lines as number);
+    throw new CsvSyntaxError(line, SYNTAX_MESSAGES[err.code] ?? err.message);
   }
-  if (quoted) throw new CsvSyntaxError(rowLine, 'a quoted field is never closed');
-  if (field !== '' || row.length > 0) endRow();
   return { rows, lines };
 }
 

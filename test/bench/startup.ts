@@ -18,7 +18,7 @@ async function timeToHealthy(env: Record<string, string>): Promise<number> {
   const port = await new Promise<number>((resolve, reject) => {
     const onData = (d: Buffer) => {
       output += d;
-      const m = /ready in \d+ ms on http:\/\/[^:]+:(\d+)/.exec(output);
+      const m = /"api":"http:\/\/[^"]+:(\d+)"[^\n]*"msg":"quad ready"/.exec(output);
       if (m) resolve(Number(m[1]));
     };
     child.stdout.on('data', onData);

@@ -18,7 +18,10 @@ import { attempts, rowIds, toolArguments, type Attempt, type Target } from './re
  * `*` at the end matches a path prefix. Every entry must name a route that still answers an outsider.
  */
 const OPEN: Record<string, { why: string; shows?: Category[] }> = {
-  'GET /health': { why: 'liveness, for everyone' },
+  'GET /health': { why: 'the operators\' health report, for everyone' },
+  'GET /health/live': { why: 'liveness probe, for everyone' },
+  'GET /health/ready': { why: 'readiness probe, for everyone' },
+  'GET /': { why: 'redirects to the API docs' },
   'GET /openapi.json': { why: 'the API description' },
   'GET /docs*': { why: 'the API docs UI' },
   'OPTIONS *': { why: 'CORS preflight' },

@@ -1,5 +1,5 @@
 // A database outage answers 503 `database_unavailable` with Retry-After — on routes, in the auth and org hooks,
-// on /api/tools, MCP and /health — never a 500 or an address; and the service recovers when the database is back.
+// on /api/tools, MCP, /health and /health/ready — never a 500 or an address; and the service recovers when the database is back.
 // The outage is real: the test database stops accepting connections and every connection to it is cut.
 import t, { type Test } from 'tap';
 import pg from 'pg';
@@ -10,7 +10,7 @@ import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 const OUTAGE = { error: 'The database is unavailable; try again shortly', reason: 'database_unavailable', retry_after: 5 };
 
 t.test('database outage', async (t) => {
-  const world = await startSignInWorld(t, { plugins: [failing], listen: true, role: 'api', orgModules: { failing: true } });
+  const world = await startSignInWorld(t, { plugins: [failing], listen: true, role: 'api', orgModules: { failing: true }, config: { READY_MAX_EVENT_LOOP_DELAY_MS: 0 } });
   const { quad } = world;
   await quad.createOrg({ prefix: 'cold', modules: { failing: true } });
   const officer = (await signInOfficer(world, world.officer.id)).access_token;
@@ -96,11 +96,19 @@ t.test('database outage', async (t) => {
     t.equal(health.headers['retry-after'], '5');
     noInternals(t, health.body, '/health');
 
+    const ready = await quad.api.inject('/health/ready');
+    t.equal(ready.statusCode, 503, '/health/ready');
+    t.same(ready.json(), OUTAGE);
+    t.equal(ready.headers['retry-after'], '5');
+    noInternals(t, ready.body, '/health/ready');
+    t.equal((await quad.api.inject('/health/live')).statusCode, 200, '/health/live: the process is alive');
+
     await restore();
     t.equal(await recovered(() => quad.api.inject('/api/failing/acm/rows')), 200, 'the route recovers');
     t.equal((await quad.api.inject('/api/failing/cold/rows')).statusCode, 200);
     t.match((await tool('failing.rows')).json(), { ok: true, result: { n: 2 } });
     t.equal((await mcpCall()).status, 200);
     t.equal((await quad.api.inject('/health')).statusCode, 200);
+    t.equal((await quad.api.inject('/health/ready')).statusCode, 200, 'ready again');
   });
 });

@@ -99,9 +99,9 @@ t.test('http hardening', async (t) => {
     }
     t.same(undeclared, [], 'no route that refuses anonymous callers lacks security');
     t.ok(checked > 50, `${checked} operations checked`);
-    t.same(doc.paths['/api/points/{org}/member_login'].post.security, [{ bearer: [] }, {}], 'member_login: an optional identity-provider bearer');
+    t.same(doc.paths['/api/points/{org}/member_login'].post.security, [{ idpToken: [] }, {}], 'member_login: an optional identity-provider bearer');
     const session = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops)
-      .filter(([, op]) => JSON.stringify(op.security) === JSON.stringify([{ session: [] }])).map(([m]) => `${m.toUpperCase()} ${path}`));
+      .filter(([, op]) => JSON.stringify(op.security) === JSON.stringify([{ memberSession: [] }])).map(([m]) => `${m.toUpperCase()} ${path}`));
     t.ok(session.length >= 4, `the member-session routes declare the session cookie: ${session.join(', ')}`);
   });
 });

@@ -151,7 +151,7 @@ t.test('tool server', async (t) => {
   t.test('authentication and DNS-rebinding protection', async (t) => {
     const missing = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     t.equal(missing.status, 401);
-    t.match(missing.headers.get('www-authenticate'), /^Bearer realm="quad", error="invalid_token"/);
+    t.match(missing.headers.get('www-authenticate'), /^Bearer realm="quad", resource_metadata="[^"]+", error="invalid_token"/);
     const bad = await fetch(mcpUrl, { method: 'POST', headers: { authorization: 'Bearer plat_nope', 'content-type': 'application/json' }, body: '{}' });
     t.equal(bad.status, 401);
     const officerToken = await fetch(mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${officer}`, 'content-type': 'application/json' }, body: '{}' });

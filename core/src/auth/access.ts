@@ -2,6 +2,7 @@
 // the bot credential and are cached 60 s per chat user id and org. Decisions that would deny are only logged while
 // ACCESS_ENFORCE is false, and refused (403, or 503 when the bot is unavailable) when it is true.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { HttpError } from '../http/errors.js';
@@ -17,7 +18,8 @@ const CACHE_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 export class AccessControl {
-  private readonly cache = new Map<string, { value: boolean; expires: number }>();
+  /** Past the cap the least recently used answer goes first. */
+  private readonly cache = new LRUCache<string, boolean>({ max: CACHE_MAX, ttl: CACHE_MS });
 
   constructor(
     private readonly discord: DiscordClient,
@@ -63,11 +65,9 @@ export class AccessControl {
 
   private async cached(key: string, load: () => Promise<boolean>): Promise<boolean> {
     const hit = this.cache.get(key);
-    if (hit && hit.expires > Date.now()) return hit.value;
+    if (hit !== undefined) return hit;
     const value = await load();
-    this.cache.delete(key);
-    if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(key, { value, expires: Date.now() + CACHE_MS });
+    this.cache.set(key, value);
     return value;
   }
 

@@ -24,7 +24,7 @@ export interface AuthServices {
   /** Whether the bot answers (superadmin routes are 503 while it does not). */
   bot: BotStatus;
   keys: KeyPair;
-  /** Signs session cookies. */
+  /** Keys the session cookie's encryption (auth/session.ts). */
   secretKey: string;
 }
 
@@ -41,7 +41,7 @@ export function createAuth(settings: Settings, listener: PgListener, log: Fastif
   const idp = new IdpClient({ apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES });
   const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log });
   const revocations = new RevocationList(listener, query);
-  if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are signed with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);
+  if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are encrypted with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);
   return {
     discord,
     idp,

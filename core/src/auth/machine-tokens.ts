@@ -1,6 +1,7 @@
 // Machine tokens: `plat_…` credentials of apps, agents and CLIs. One org each; stored as SHA-256 hash plus the
 // first characters; shown once. A token made by another token gets at most its creator's scopes and limits.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import { badRequest, forbidden } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
 import { MachineToken, type IntegrationLimits, type MachineTokenEntity } from './entities.js';
@@ -190,11 +191,13 @@ export function forgetMachineToken(id?: number) {
  * Verified tokens per process, keyed by the token's SHA-256 (what is stored), for 30 s. A change to a token
  * (revoked, expired, deleted) drops it in every process through NOTIFY, and at once in the process that made it
  * (forgetMachineToken); a change to its org drops the org's tokens. While the listener is down the cache is
- * bypassed. last_used_at is written at most once a minute per token and process.
+ * bypassed; past 10,000 tokens the least recently used go first. last_used_at is written at most once a minute per
+ * token and process.
  */
 export class MachineTokenCache {
-  private readonly entries = new Map<string, { token: VerifiedMachineToken; expires: number }>();
-  private readonly touched = new Map<number, number>();
+  private readonly entries = new LRUCache<string, VerifiedMachineToken>({ max: CACHE_MAX_ENTRIES, ttl: CACHE_TTL_MS });
+  /** When this process last wrote each token's last_used_at. */
+  private readonly touched = new LRUCache<number, number>({ max: CACHE_MAX_ENTRIES });
   /** Bumped by every drop: a lookup that started before a drop does not store what it read. */
   private generation = 0;
 
@@ -212,15 +215,11 @@ export class MachineTokenCache {
   async verify(db: MikroORM | EntityManager, presented: string): Promise<MachineTokenCheck> {
     if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
     const hash = sha256(presented);
-    const hit = this.listener.healthy ? this.entries.get(hash) : undefined;
-    let token = hit && hit.expires > Date.now() ? hit.token : null;
+    let token = (this.listener.healthy ? this.entries.get(hash) : undefined) ?? null;
     if (!token) {
       const generation = this.generation;
       token = await lookUp(db, hash);
-      if (token && this.listener.healthy && generation === this.generation) {
-        if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.clear();
-        this.entries.set(hash, { token, expires: Date.now() + CACHE_TTL_MS });
-      }
+      if (token && this.listener.healthy && generation === this.generation) this.entries.set(hash, token);
     }
     const result = check(token);
     if (result.ok) await this.touch(db, result.token);
@@ -231,7 +230,6 @@ export class MachineTokenCache {
     const now = Date.now();
     const last = Math.max(token.lastUsedAt?.getTime() ?? 0, this.touched.get(token.id) ?? 0);
     if (now - last <= LAST_USED_EVERY_MS) return;
-    if (this.touched.size >= CACHE_MAX_ENTRIES) this.touched.clear();
     this.touched.set(token.id, now);
     // An autocommit update outside the caller's transaction (last_used_at is not a credential: no NOTIFY).
     await rawQuery(db)({ name: 'quad_machine_token_touch', text: 'update machine_tokens set last_used_at = now() where id = $1', values: [token.id] });
@@ -244,12 +242,17 @@ export class MachineTokenCache {
       this.entries.clear();
       return;
     }
-    for (const [hash, entry] of this.entries) if (entry.token.id === id) this.entries.delete(hash);
+    this.drop((token) => token.id === id);
   }
 
   private forgetOrg(orgId: number) {
     this.generation++;
-    for (const [hash, entry] of this.entries) if (entry.token.organization.id === orgId) this.entries.delete(hash);
+    this.drop((token) => token.organization.id === orgId);
+  }
+
+  private drop(matches: (token: VerifiedMachineToken) => boolean) {
+    const hashes = [...this.entries.entries()].filter(([, token]) => matches(token)).map(([hash]) => hash);
+    for (const hash of hashes) this.entries.delete(hash);
   }
 }
 

@@ -1,6 +1,9 @@
-// The session cookie: signed with SECRET_KEY (@fastify/cookie), carrying the sign-in state and, for members,
-// the chat_user_id. It lives in the browser, so any API process can read it. A bad or expired one is refused.
+// The session cookie: encrypted and authenticated (@fastify/secure-session, libsodium's secretbox) with a key derived
+// from SECRET_KEY, carrying the sign-in state and, for members, the chat_user_id. It lives in the browser, so any
+// API process can read it, and nobody can read what is inside. A bad or expired one is refused.
+import { hkdfSync } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SecureSessionPluginOptions } from '@fastify/secure-session';
 
 export const SESSION_COOKIE = 'quad_session';
 /** How long a member stays signed in. */
@@ -22,34 +25,43 @@ export interface SessionData {
   expires: number;
 }
 
+declare module '@fastify/secure-session' {
+  interface SessionData {
+    quad: import('./session.js').SessionData;
+  }
+}
+
+/**
+ * The secure-session plugin's options: the cookie's name and flags, and a 32-byte key derived from SECRET_KEY
+ * (HKDF-SHA256, so the secret itself never keys two things). A new SECRET_KEY ends every session.
+ */
+export function sessionPluginOptions(secretKey: string): SecureSessionPluginOptions {
+  return {
+    cookieName: SESSION_COOKIE,
+    key: Buffer.from(hkdfSync('sha256', secretKey, '', 'quad session cookie v1', 32)),
+    // The library refuses a cookie older than this; our own `expires` inside it is the finer check.
+    expiry: SESSION_SECONDS,
+    cookie: { httpOnly: true, sameSite: 'lax', path: '/' },
+  };
+}
+
 export type SessionRead = { status: 'none' } | { status: 'bad' } | { status: 'ok'; data: SessionData };
 
 export function readSession(request: FastifyRequest): SessionRead {
-  const raw = request.cookies[SESSION_COOKIE];
-  if (!raw) return { status: 'none' };
-  const unsigned = request.unsignCookie(raw);
-  if (!unsigned.valid || !unsigned.value) return { status: 'bad' };
-  try {
-    const data = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as SessionData;
-    if (typeof data.expires !== 'number' || data.expires <= Date.now()) return { status: 'bad' };
-    return { status: 'ok', data };
-  } catch {
-    return { status: 'bad' };
-  }
+  const data = request.session.get('quad');
+  // secure-session answers an empty session for a cookie it cannot decrypt (forged, tampered, another key, expired).
+  if (!data) return request.cookies[SESSION_COOKIE] ? { status: 'bad' } : { status: 'none' };
+  if (typeof data.expires !== 'number' || data.expires <= Date.now()) return { status: 'bad' };
+  return { status: 'ok', data };
 }
 
 export function writeSession(reply: FastifyReply, data: Omit<SessionData, 'expires'> & { expires?: number }, secure: boolean) {
   const expires = data.expires ?? Date.now() + SESSION_SECONDS * 1000;
-  reply.setCookie(SESSION_COOKIE, Buffer.from(JSON.stringify({ ...data, expires })).toString('base64url'), {
-    signed: true,
-    httpOnly: true,
-    sameSite: 'lax',
-    secure,
-    path: '/',
-    maxAge: Math.max(0, Math.floor((expires - Date.now()) / 1000)),
-  });
+  const { session } = reply.request;
+  session.set('quad', { ...data, expires });
+  session.options({ secure, maxAge: Math.max(0, Math.floor((expires - Date.now()) / 1000)) });
 }
 
 export function clearSession(reply: FastifyReply) {
-  reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  reply.request.session.delete();
 }

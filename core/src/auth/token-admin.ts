@@ -6,7 +6,7 @@ import { MachineToken } from './entities.js';
 import { checkTokenRequest, createMachineToken, forgetMachineToken, tokenView, type IssuedToken, type TokenCreator, type TokenRequest } from './machine-tokens.js';
 
 /** Create a token (the plain value is in the result, once) and audit it, in one transaction. */
-export async function issueToken(em: EntityManager, services: CoreServices, orgId: number, request: TokenRequest, creator: TokenCreator): Promise<IssuedToken> {
+export async function issueToken(em: EntityManager, services: Pick<CoreServices, 'registry' | 'audit'>, orgId: number, request: TokenRequest, creator: TokenCreator): Promise<IssuedToken> {
   const limits = checkTokenRequest(services.registry, request, creator);
   return em.transactional(async (tem) => {
     const made = await createMachineToken(tem, orgId, {
@@ -21,7 +21,7 @@ export async function issueToken(em: EntityManager, services: CoreServices, orgI
 }
 
 /** Revoke a token of the org bound to `em` (another org's id is unknown: 404). Idempotent. */
-export async function revokeToken(em: EntityManager, services: CoreServices, orgId: number, tokenId: number, actor: string): Promise<void> {
+export async function revokeToken(em: EntityManager, services: Pick<CoreServices, 'audit'>, orgId: number, tokenId: number, actor: string): Promise<void> {
   await em.transactional(async (tem) => {
     const token = await tem.findOne(MachineToken, { id: tokenId, organization: orgId });
     if (!token) throw notFound('No such token', 'unknown_token');

@@ -1,9 +1,11 @@
 // Reads settings: schema defaults < config/default.json < config/<NODE_ENV>.json < config/local.json < environment < overrides.
-// The core and each plugin resolve their own schema from one ConfigSource; every bad setting is named in one error.
+// The core and each plugin resolve their own schema from one ConfigSource; every bad setting is named in one error,
+// each on one line that says what would be accepted (the allowed values, a schema's `errorMessage`), never a secret's
+// value.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Value } from '@sinclair/typebox/value';
-import { TypeGuard, type Static, type TObject } from '@sinclair/typebox';
+import { isAbsolute, join, relative } from 'node:path';
+import { Value, type ValueError } from '@sinclair/typebox/value';
+import { TypeGuard, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { SettingsSchema, type Settings } from './schema.js';
 
 export class ConfigError extends Error {
@@ -21,6 +23,9 @@ export interface ConfigSourceOptions {
   overrides?: Record<string, unknown>;
 }
 
+/** Settings whose values must not be echoed in an error: keys, tokens, passwords, URLs that may hold one. */
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|KEY|DATABASE_URL/;
+
 function readJson(file: string, problems: string[]): Record<string, unknown> {
   if (!existsSync(file)) return {};
   try {
@@ -35,6 +40,8 @@ function readJson(file: string, problems: string[]): Record<string, unknown> {
 
 export class ConfigSource {
   private readonly files: Record<string, unknown>;
+  /** The file each file setting came from (the last one that set it), for messages. */
+  private readonly origins = new Map<string, string>();
   private readonly env: NodeJS.ProcessEnv;
   private readonly overrides: Record<string, unknown>;
 
@@ -44,11 +51,13 @@ export class ConfigSource {
     const dir = options.dir ?? join(process.cwd(), 'config');
     const nodeEnv = String(this.overrides.NODE_ENV ?? this.env.NODE_ENV ?? 'development');
     const problems: string[] = [];
-    this.files = {
-      ...readJson(join(dir, 'default.json'), problems),
-      ...readJson(join(dir, `${nodeEnv}.json`), problems),
-      ...readJson(join(dir, 'local.json'), problems),
-    };
+    this.files = {};
+    for (const name of ['default.json', `${nodeEnv}.json`, 'local.json']) {
+      const file = join(dir, name);
+      const values = readJson(file, problems);
+      Object.assign(this.files, values);
+      for (const key of Object.keys(values)) this.origins.set(key, shortPath(file));
+    }
     if (problems.length) throw new ConfigError(problems);
   }
 
@@ -73,20 +82,93 @@ export class ConfigSource {
       if (key in this.overrides) merged[key] = this.overrides[key];
     }
     const value = Value.Default(schema, Value.Convert(schema, merged)) as Record<string, unknown>;
-    const problems = [...Value.Errors(schema, value)].map((e) => {
-      const name = e.path.replace(/^\//, '').replace(/\//g, '.') || '(root)';
-      return `${name}: ${e.message} (got ${JSON.stringify(e.value)})`;
-    });
+    // One line per setting (a union reports itself and each member): the first error says it.
+    const seen = new Set<string>();
+    const problems: string[] = [];
+    for (const e of Value.Errors(schema, value)) {
+      if (seen.has(e.path)) continue;
+      seen.add(e.path);
+      problems.push(problemLine(e));
+    }
     if (problems.length) throw new ConfigError(problems);
     return value as Static<T>;
   }
 
-  /** Keys set in config files or overrides that no schema knows: almost always typos. */
-  unknownKeys(known: Iterable<string>): string[] {
-    const names = new Set(known);
-    return [...new Set([...Object.keys(this.files), ...Object.keys(this.overrides)])]
-      .filter((k) => !names.has(k) && !k.startsWith('LIMIT_'));
+  /**
+   * A line for each name that no schema knows: every one set in a config file or the overrides (almost always a
+   * typo), and each one in the environment one letter away from a setting (the environment holds many other
+   * variables, so only the near misses are surely ours). Each suggests the setting it probably meant.
+   */
+  unknownSettings(known: Iterable<string>): string[] {
+    const names = [...new Set(known)];
+    const isKnown = (k: string) => names.includes(k) || k.startsWith('LIMIT_');
+    const problems: string[] = [];
+    for (const key of new Set([...Object.keys(this.files), ...Object.keys(this.overrides)])) {
+      if (isKnown(key)) continue;
+      const where = key in this.overrides ? '' : ` (in ${this.origins.get(key)})`;
+      const guess = closest(key, names, 2);
+      problems.push(`${key}${where}: unknown setting${guess ? `; did you mean ${guess}?` : ''}`);
+    }
+    for (const key of Object.keys(this.env)) {
+      if (isKnown(key) || key in this.files || key in this.overrides || !/^[A-Z][A-Z0-9_]{3,}$/.test(key)) continue;
+      const guess = closest(key, names, 1);
+      if (guess) problems.push(`${key} (in the environment): unknown setting; did you mean ${guess}? Rename or unset it`);
+    }
+    return problems;
   }
+}
+
+/** A file relative to the working directory when it is inside it, absolute otherwise. */
+function shortPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
+}
+
+/**
+ * `NAME: what is wrong (got value); how to fix it`. A schema may say what is wrong in its own words (`errorMessage`,
+ * instead of e.g. a regular expression) and how to fix it (`hint`). Secrets are described by their length, never shown.
+ */
+function problemLine(e: ValueError): string {
+  const segments = e.path.split('/').filter(Boolean);
+  const name = segments.map((s, i) => (i > 0 && /^\d+$/.test(s) ? `[${s}]` : (i > 0 ? `.${s}` : s))).join('') || '(root)';
+  const got = SECRET_NAME.test(segments[0] ?? '') && typeof e.value === 'string'
+    ? `a value of ${e.value.length} characters`
+    : JSON.stringify(e.value);
+  const hint = (e.schema as { hint?: unknown }).hint;
+  return `${name}: ${expectation(e)} (got ${got})${typeof hint === 'string' ? `; ${hint}` : ''}`;
+}
+
+function expectation(e: ValueError): string {
+  const schema = e.schema as TSchema & { errorMessage?: string };
+  if (typeof schema.errorMessage === 'string') return schema.errorMessage;
+  if (TypeGuard.IsUnion(schema) && schema.anyOf.every((s) => TypeGuard.IsLiteral(s))) {
+    return `must be one of ${schema.anyOf.map((s) => String(s.const)).join(', ')}`;
+  }
+  return e.message;
+}
+
+/** The name within `max` edits (letters added, dropped, changed or swapped) of `name`, ignoring case; the nearest. */
+function closest(name: string, candidates: string[], max: number): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(name.toUpperCase(), candidate.toUpperCase());
+    if (distance <= max && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent swaps: PROT -> PORT is one edit). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
 }
 
 export function loadSettings(source = new ConfigSource()): Settings {

@@ -3,6 +3,11 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Url = Type.String({ pattern: '^https?://' });
 
+/** How an operator makes a SECRETS_KEY entry; every message about a bad key ends with it. */
+export const GENERATE_KEY_HINT = 'generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64\'))"';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export const SettingsSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development', description: 'development, production or test' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000, description: 'HTTP port of the API' }),
@@ -16,27 +21,30 @@ export const SettingsSchema = Type.Object({
   MAX_REQUEST_MB: Type.Number({ exclusiveMinimum: 0, default: 110, description: 'largest request body in MB (413 above)' }),
   DASHBOARD_URL: Type.Optional(Url),
   CLIENT_URL: Type.Optional(Url),
-  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_LEVEL: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }),
+  LOG_FORMAT: Type.Optional(Type.Union([Type.Literal('pretty'), Type.Literal('json')], { description: 'pretty or json; unset: pretty on a terminal with NODE_ENV=development, json otherwise' })),
   RELEASE: Type.Optional(Type.String({ description: 'release name in logs, /health and the error log; default the package version' })),
-  PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment' }),
+  PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment; replaces the list of config/default.json' }),
+  PLUGINS_EXTRA: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugins to load besides PLUGINS (without repeating its list), comma-separated in the environment' }),
 
   TOOL_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8001, description: 'port of the MCP tool server (path /mcp)' }),
   TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
 
   // Sign-in and access (spec document 1, "Authentication")
-  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'signs session cookies; unset: a random key kept in DATA_DIR/secret_key' })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'keys the encryption of session cookies (at least 32 characters; a new one ends every session); unset: a random key kept in DATA_DIR/secret_key' })),
   CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application id' })),
   CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application secret' })),
   REDIRECT_URI: Type.Optional(Type.String({ pattern: '^https?://', description: 'officer OAuth callback, {base_url}/api/auth/callback' })),
   BOT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'Discord bot credential: roles, members, messages' })),
   DISCORD_API_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/api/v10' }),
   DISCORD_AUTHORIZE_URL: Type.String({ pattern: '^https?://', default: 'https://discord.com/oauth2/authorize' }),
+  READY_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'GET /health/ready answers 503 under_pressure while the event loop lags more than this on average (ms); 0: never' }),
   DISCORD_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each Discord call' }),
   SYS_ADMIN: Type.Array(Type.String({ pattern: '^\\d+$' }), { default: [], description: 'chat user ids of the superadmins, comma-separated' }),
   ACCESS_ENFORCE: Type.Boolean({ default: false, description: 'refuse (true) or only log (false) access decisions that would deny' }),
   IDP_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.clerk.com/v1' }),
   IDP_SECRET_KEY: Type.Optional(Type.String({ minLength: 1, description: 'identity provider secret key (JWKS and user lookups)' })),
-  SECRETS_KEY: Type.Array(Type.String({ pattern: '^[A-Za-z0-9+/=_-]{43,88}$' }), { default: [], description: 'keys (32 bytes, base64) that encrypt org secrets, newest first, comma-separated; the first encrypts, all decrypt' }),
+  SECRETS_KEY: Type.Array(Type.String({ pattern: '^[A-Za-z0-9+/=_-]{43,88}$', errorMessage: 'must be 32 random bytes in base64', hint: GENERATE_KEY_HINT }), { default: [], description: 'keys (32 bytes, base64) that encrypt org secrets, newest first, comma-separated; the first encrypts, all decrypt' }),
   IDP_AUTHORIZED_PARTIES: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'origins allowed in the identity-provider token azp, comma-separated' }),
 
   // Outbound webhooks and the dashboard (spec document 1, "Events", "Dashboard routes")

@@ -2,6 +2,7 @@
 // OpenAPI, and every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
+import secureSession from '@fastify/secure-session';
 import cors from '@fastify/cors';
 import jwt from '@fastify/jwt';
 import swagger from '@fastify/swagger';
@@ -15,10 +16,11 @@ import type { AuthPolicies } from './auth-policies.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OrgCache } from '../orgs/org-cache.js';
 import type { ToolService } from '../tools/tool-service.js';
-import { parsePolicy } from './auth-policies.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
+import { finishDocument, SECURITY_SCHEMES } from './openapi.js';
 import { quadDecorations } from './decorations.js';
+import { sessionPluginOptions } from '../auth/session.js';
 import { resolveOrg } from './org-resolver.js';
 import { requestIdOf } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
@@ -53,24 +55,14 @@ const SECURITY_HEADERS = {
   frameguard: { action: 'deny' as const },
 };
 
-/** OpenAPI security requirements of each auth policy (bearer: `Authorization: Bearer`; session: the member cookie). */
-const POLICY_SECURITY: Record<string, Record<string, string[]>[]> = {
-  officer: [{ bearer: [] }],
-  orgOfficer: [{ bearer: [] }],
-  dual: [{ bearer: [] }],
-  superadmin: [{ bearer: [] }],
-  machine: [{ bearer: [] }],
-  officerOrMachine: [{ bearer: [] }],
-  member: [{ session: [] }],
-  memberOrCli: [{ session: [] }, { bearer: [] }],
-};
-
-function documentSecurity(route: RouteOptions) {
-  const policy = (route.config as { auth?: string } | undefined)?.auth;
-  const security = typeof policy === 'string' ? POLICY_SECURITY[parsePolicy(policy)[0]] : undefined;
-  const schema = (route.schema ?? {}) as { security?: unknown };
-  if (!security || schema.security !== undefined) return;
-  route.schema = { ...schema, security };
+/** Each tag with the module whose route used it first. */
+function tagModules(routes: readonly RouteOptions[]): Map<string, string> {
+  const modules = new Map<string, string>();
+  for (const route of routes) {
+    const module = (route.config as { module?: string } | undefined)?.module;
+    for (const tag of (route.schema as { tags?: string[] } | undefined)?.tags ?? []) if (module && !modules.has(tag)) modules.set(tag, module);
+  }
+  return modules;
 }
 
 export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
@@ -100,13 +92,11 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
-  // The OpenAPI document shows the credential each route's auth policy takes, unless the route declares its own.
-  app.addHook('onRoute', (route) => documentSecurity(route));
-
   app.decorate('auth', options.auth);
   app.decorate('orgs', options.orgs);
   app.decorate('tools', options.tools);
-  await app.register(cookie, { secret: options.auth.secretKey });
+  await app.register(cookie);
+  await app.register(secureSession, sessionPluginOptions(options.auth.secretKey));
   await app.register(jwt, {
     secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },
     sign: { algorithm: 'RS256' },
@@ -119,9 +109,15 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   });
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Quad API', version: options.version, description: 'Every route of the core and of the loaded modules.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie', name: 'quad_session' } } },
+      info: {
+        title: 'Quad API', version: options.version,
+        description: 'Every route of the core and of the loaded modules. Each operation\'s security names the credentials it takes; '
+          + '`x-quad-auth` gives its auth policy and, for machine tokens, the scope the token needs (`{ policy, scope? }`).',
+      },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
+    // Tags are described by the modules whose routes use them (see openapi.ts).
+    transformObject: (document) => finishDocument((document as { openapiObject: Record<string, any> }).openapiObject, registry.modules, tagModules(app.registeredRoutes)) as never,
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -136,8 +132,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
 
   // The docs UI is a third-party route plugin: its routes are public.
   await mountRoutes(app, async (docs) => {
-    await docs.register(swaggerUi, { routePrefix: '/docs' });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { showExtensions: true } });
     docs.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    // A newcomer who opens the bare address lands on the docs.
+    docs.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs'));
   }, { module: 'docs', registry, policies, gate: false, defaultAuth: 'public' });
 
   for (const mod of registry.modules) {

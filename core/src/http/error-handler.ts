@@ -22,9 +22,14 @@ function sendError(reply: FastifyReply, status: number, body: Record<string, unk
   return reply.code(status).type('application/json; charset=utf-8').serializer((payload) => JSON.stringify(payload)).send(body);
 }
 
+/** The 404 of a path no route serves, on the API and the tool port alike. */
+export function routeNotFound(request: FastifyRequest) {
+  return { error: `Route ${request.method} ${request.url.split('?')[0]} not found`, reason: 'route_not_found' };
+}
+
 export function installErrorHandling(app: FastifyInstance, services: () => CoreServices) {
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+    reply.code(404).send(routeNotFound(request));
   });
 
   app.setErrorHandler(async (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

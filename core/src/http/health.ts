@@ -1,7 +1,12 @@
-// GET /health: database, job queue, version and degraded features, for load balancers and operators.
+// Health for operators and orchestrators: GET /health (database, job queue, version, degraded features), and the
+// probes GET /health/live (the process answers HTTP) and GET /health/ready (it can serve: the database answers and
+// the event loop is not overloaded, as @fastify/under-pressure measures it).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import underPressure from '@fastify/under-pressure';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/outage.js';
+import { unavailable } from './errors.js';
+import { ErrorBody } from './schemas.js';
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('down')]),
@@ -37,5 +42,41 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const status = !database.ok ? 'down' : !jobs.ok || degraded.length ? 'degraded' : 'ok';
     if (!database.ok) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
     return reply.code(database.ok ? 200 : 503).send({ status, version, release, database, jobs, degraded: [...degraded] });
+  });
+
+  const Probe = Type.Object({ status: Type.Literal('ok') });
+  app.get('/health/live', {
+    config: { auth: 'public' },
+    schema: { tags: ['core'], summary: 'Liveness: the process answers HTTP (restart it when this fails); checks nothing else', response: { 200: Probe } },
+  }, async () => ({ status: 'ok' as const }));
+
+  // A context of its own: under-pressure's 503 gate (fastify-plugin) then covers the readiness route only, so an
+  // overloaded process leaves the load balancer's rotation without refusing the requests it is already given.
+  await app.register(async (ready) => {
+    await ready.register(underPressure, {
+      // Averaged over each second (its sampling interval); 0 turns the gate off.
+      maxEventLoopDelay: app.quad.settings.READY_MAX_EVENT_LOOP_DELAY_MS,
+      pressureHandler: async (request, _reply, type, value) => {
+        request.log.warn({ type, value }, 'health: not ready, under pressure');
+        throw unavailable('The server is overloaded; try again shortly', 'under_pressure', DATABASE_RETRY_AFTER_SECONDS);
+      },
+    });
+    ready.get('/health/ready', {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['core'],
+        summary: 'Readiness: send traffic here only while this answers 200 (the database answers, the event loop keeps up)',
+        response: { 200: Probe, 503: ErrorBody },
+      },
+    }, async (request) => {
+      try {
+        await request.em.execute('select 1');
+      } catch (err) {
+        // The cause (which may name the database's address) goes to the logger only: the probe is public.
+        request.log.warn({ err }, 'health: not ready, database check failed');
+        throw unavailable('The database is unavailable; try again shortly', isDatabaseUnavailable(err) ? 'database_unavailable' : 'database_error', DATABASE_RETRY_AFTER_SECONDS);
+      }
+      return { status: 'ok' as const };
+    });
   });
 };

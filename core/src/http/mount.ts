@@ -6,12 +6,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import autoload from '@fastify/autoload';
 import { ManifestError, ROUTE_FILE, type Registry } from '../modules/registry.js';
 import { addCountLimitHooks, countLimitProblem } from '../limits/count-limit-route.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { notFound } from './errors.js';
+import { documentRoute, operationIdOf, routeTags } from './openapi.js';
 
 export interface MountOptions {
   /** Module name, used in boot errors and for the module gate. */
@@ -28,8 +29,21 @@ export interface MountOptions {
 // autoload imports only when told that TypeScript loads (it does not detect tsx's ESM loader).
 if (import.meta.url.endsWith('.ts')) process.env.FASTIFY_AUTOLOAD_TYPESCRIPT ??= '1';
 
+/** The operationIds of each app's routes so far: a declared one that repeats another fails boot. */
+const operationIds = new WeakMap<FastifyInstance, Map<string, string>>();
+
+/** The route's operationIds, one a method, as the OpenAPI document shows them (see finishDocument). */
+function routeOperationIds(route: RouteOptions): string[] {
+  if (route.method === 'HEAD') return []; // Fastify's HEAD twin of a GET route: not documented
+  const methods = ([] as string[]).concat(route.method);
+  const declared = (route.schema as { operationId?: string } | undefined)?.operationId;
+  return methods.map((m) => (declared && methods.length === 1 ? declared : operationIdOf(m, route.url)));
+}
+
 export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsync<any> | URL, options: MountOptions) {
   const scopes = new Set(options.registry.scopes.keys());
+  if (!operationIds.has(app)) operationIds.set(app, new Map());
+  const ids = operationIds.get(app)!;
   await app.register(async (child) => {
     child.addHook('onRoute', (route) => {
       route.config = { ...(route.config as object), module: options.module };
@@ -37,6 +51,14 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
       const methods = ([] as string[]).concat(route.method).join(',');
       const problem = options.policies.problem(route.config.auth, scopes);
       if (problem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, problem);
+      const securityProblem = documentRoute(route);
+      if (securityProblem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, securityProblem);
+      routeTags(route, options.module);
+      for (const id of routeOperationIds(route)) {
+        const other = ids.get(id);
+        if (other) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, `operationId "${id}" is already ${other}'s`);
+        ids.set(id, `${methods} ${route.url}`);
+      }
       if (route.config.countLimit !== undefined) {
         const limitProblem = countLimitProblem(options.registry, options.module, route, route.config.countLimit);
         if (limitProblem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, limitProblem);

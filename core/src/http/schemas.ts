@@ -2,13 +2,16 @@
 // core and of plugins import them from @quad/core, so bounds and wording never drift between modules.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** Every handled error: `{ error, reason?, field?, ...details }` (see the error handler). */
+/**
+ * Every handled error: `{ error, reason?, field?, ...details }` (see the error handler). Its title names the
+ * OpenAPI component every error response points to.
+ */
 export const ErrorBody = Type.Object({
   error: Type.String(),
   reason: Type.Optional(Type.String()),
   field: Type.Optional(Type.String({ description: 'validation errors: the invalid field, e.g. `body.name` or `querystring.page`' })),
-  request_id: Type.Optional(Type.String()),
-}, { additionalProperties: true });
+  request_id: Type.Optional(Type.String({ description: 'a 500: the id that finds it in the error log' })),
+}, { additionalProperties: true, title: 'Error', description: 'What every error answers: a message, and a reason a client can branch on' });
 
 /**
  * Org references are a prefix or a numeric id: nothing else reaches the org lookup. The core checks every `:org`

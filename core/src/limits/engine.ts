@@ -3,6 +3,7 @@
 // the manifest default; null means no limit. Rate counters live in usage_counters, one row per org, key and
 // UTC window, and are written on the caller's transaction so a rolled-back request is not counted.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config/load.js';
 import { ORG_FILTER } from '../db/org-owned.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
@@ -67,8 +68,8 @@ export interface LimitsEngineOptions {
 export class LimitsEngine implements LimitsService {
   private readonly settings = new Map<string, SettingState>();
   private readonly now: () => Date;
-  /** Each org's overrides, per process, while a listener hears changes (listen()). */
-  private readonly cached = new Map<number, { overrides: Map<string, OverrideValue>; expires: number }>();
+  /** Each org's overrides, per process, while a listener hears changes (listen()); least recently used go first. */
+  private readonly cached = new LRUCache<number, Map<string, OverrideValue>>({ max: OVERRIDES_MAX_ORGS, ttl: OVERRIDES_TTL_MS });
   private listener: PgListener | null = null;
   /** Bumped by every drop: a read that started before a drop does not store what it read. */
   private generation = 0;
@@ -112,12 +113,11 @@ export class LimitsEngine implements LimitsService {
   private async cachedOverrides(em: EntityManager, orgId: number): Promise<Map<string, OverrideValue>> {
     if (!this.listener?.healthy) return this.overrides(em, orgId);
     const hit = this.cached.get(orgId);
-    if (hit && hit.expires > Date.now()) return hit.overrides;
+    if (hit) return hit;
     const generation = this.generation;
     const overrides = await this.overrides(em, orgId);
     if (this.listener.healthy && generation === this.generation) {
-      if (this.cached.size >= OVERRIDES_MAX_ORGS) this.cached.clear();
-      this.cached.set(orgId, { overrides, expires: Date.now() + OVERRIDES_TTL_MS });
+      this.cached.set(orgId, overrides);
     }
     return overrides;
   }

@@ -1,7 +1,9 @@
 // The shape every manifest must have, checked at load so a bad plugin fails boot naming itself and the field.
 import { Type } from '@sinclair/typebox';
 
-const Id = Type.String({ pattern: '^[a-z][a-z0-9_]{1,31}$' });
+/** A module's id: also its namespace (scopes, tools, jobs, tables, settings). */
+export const MODULE_ID_PATTERN = '^[a-z][a-z0-9_]{1,31}$';
+const Id = Type.String({ pattern: MODULE_ID_PATTERN });
 const Fn = Type.Function([], Type.Any());
 const DottedName = Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' });
 const EventKind = Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' });

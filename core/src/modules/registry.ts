@@ -40,7 +40,10 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   try {
     loaded = await import(isPath ? pathToFileURL(packageEntry(resolve(baseDir, spec))).href : spec);
   } catch (err) {
-    throw new ManifestError(spec, 'package', `cannot be imported: ${(err as Error).message}`);
+    const typescript = (err as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION'
+      ? ' (TypeScript: `npm start` runs plain node; give the package a "production" export to built JavaScript, as the packages under plugins/ and examples/ have and `npm run build` compiles, or run `npm run dev`)'
+      : '';
+    throw new ManifestError(spec, 'package', `cannot be imported: ${(err as Error).message}${typescript}`);
   }
   const manifest = (loaded.default ?? loaded.module) as ModuleManifest | undefined;
   if (!manifest || typeof manifest !== 'object') {
@@ -50,14 +53,20 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   return Object.isFrozen(manifest) ? (manifest as Module) : defineModule(manifest);
 }
 
-/** A plugin path may name a package folder: use its package.json entry point, as a package name would. */
+/** The core runs its production build (`npm start`), not its TypeScript source. */
+const RUNS_BUILT = import.meta.url.endsWith('.js');
+
+/**
+ * A plugin path may name a package folder: use its package.json entry point, as a package name would (the
+ * `production` condition, its build, when the core runs built).
+ */
 function packageEntry(path: string): string {
   if (!existsSync(path) || !statSync(path).isDirectory()) return path;
   const manifestFile = join(path, 'package.json');
   if (!existsSync(manifestFile)) return join(path, 'index.js');
   const pkg = JSON.parse(readFileSync(manifestFile, 'utf8'));
   const root = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.['.'];
-  const entry = typeof root === 'string' ? root : root?.import ?? root?.default ?? pkg.main ?? 'index.js';
+  const entry = typeof root === 'string' ? root : (RUNS_BUILT ? root?.production : undefined) ?? root?.import ?? root?.default ?? pkg.main ?? 'index.js';
   return join(path, entry);
 }
 

@@ -4,6 +4,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Organization } from '../entities/organization.js';
+import { recordAudit } from '../events/audit.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
 import type { Module, NeedDecl } from '../modules/types.js';
@@ -93,5 +94,19 @@ export async function switchModules(em: EntityManager, registry: Registry, secre
     org.modules = next;
     await tem.flush();
     return { changed, modules: next };
+  });
+}
+
+/**
+ * Switch modules as an officer (or the operator CLI) does: the switches, and `org.modules` in the audit log when
+ * something changed, in one transaction.
+ */
+export async function switchModulesAudited(em: EntityManager, registry: Registry, secrets: SecretStore, orgId: number, wanted: Record<string, boolean>, actor: string): Promise<SwitchResult> {
+  return em.transactional(async (tem) => {
+    const switched = await switchModules(tem, registry, secrets, orgId, wanted);
+    if (Object.keys(switched.changed).length) {
+      await recordAudit(tem, { orgId, actor, action: 'org.modules', details: { changed: switched.changed } });
+    }
+    return switched;
   });
 }

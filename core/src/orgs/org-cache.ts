@@ -1,8 +1,9 @@
 // Orgs by prefix or id, cached per process so an org route needs no database read to find its org. A trigger
 // NOTIFYs every change (migrations/0003), the process that changes an org drops it at once, and entries expire
-// after 30 s regardless. While the listener is down the cache is bypassed. A miss is one prepared statement on the
+// after 30 s regardless; past 10,000 keys the least recently used go first. While the listener is down the cache is bypassed. A miss is one prepared statement on the
 // pool (no ORM: this runs on the request path of every org route).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { PgListener } from '../db/listener.js';
 import type { RawQuery } from '../db/raw-query.js';
 import type { OrganizationEntity } from '../entities/organization.js';
@@ -43,7 +44,8 @@ function orgSnapshot(row: OrgRow): OrgSnapshot {
 }
 
 export class OrgCache {
-  private readonly entries = new Map<string, { org: OrgSnapshot; expires: number }>();
+  /** Each org under two keys (`id:<id>`, `prefix:<prefix>`). */
+  private readonly entries = new LRUCache<string, OrgSnapshot>({ max: MAX_ENTRIES, ttl: TTL_MS });
 
   constructor(private readonly listener: PgListener, private readonly query: RawQuery) {
     listener.subscribe({
@@ -64,7 +66,7 @@ export class OrgCache {
     if (byId && Number(ref) > INT4_MAX) return null;
     const key = byId ? `id:${Number(ref)}` : `prefix:${ref.toLowerCase()}`;
     const hit = this.listener.healthy ? this.entries.get(key) : undefined;
-    if (hit && hit.expires > Date.now()) return hit.org;
+    if (hit) return hit;
     const [row] = await this.query<OrgRow>(byId ? { ...BY_ID, values: [Number(ref)] } : { ...BY_PREFIX, values: [ref.toLowerCase()] });
     if (!row) return null;
     // The ORM's pool hands timestamps over as text (MikroORM parses them itself).
@@ -74,14 +76,14 @@ export class OrgCache {
   }
 
   private store(org: OrgSnapshot) {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    const entry = { org, expires: Date.now() + TTL_MS };
-    this.entries.set(`id:${org.id}`, entry);
-    this.entries.set(`prefix:${org.prefix}`, entry);
+    this.entries.set(`id:${org.id}`, org);
+    this.entries.set(`prefix:${org.prefix}`, org);
   }
 
   /** Forget an org (after changing it; other processes hear the trigger's NOTIFY). */
   invalidate(orgId: number) {
-    for (const [key, entry] of this.entries) if (entry.org.id === orgId) this.entries.delete(key);
+    // Both keys, even after a rename: the prefix key is the one the org had when it was cached.
+    const keys = [...this.entries.entries()].filter(([, org]) => org.id === orgId).map(([key]) => key);
+    for (const key of keys) this.entries.delete(key);
   }
 }

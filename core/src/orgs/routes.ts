@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Organization } from '../entities/organization.js';
 import { ErrorBody, OrgParams } from '../http/schemas.js';
 import { Branding, BrandingUpdate, BRANDING_KEY, applyBranding, readBranding } from './branding.js';
-import { listModules, switchModules } from './module-switches.js';
+import { listModules, switchModulesAudited } from './module-switches.js';
 import { getOrgConfig, setOrgConfig } from './org-config.js';
 
 const NeedView = Type.Object({ key: Type.String(), label: Type.String(), kind: Type.String(), optional: Type.Boolean(), connected: Type.Boolean() });
@@ -13,7 +13,7 @@ const ModuleView = Type.Object({
   switchable: Type.Boolean(), enabled: Type.Boolean(), ready: Type.Boolean(), needs: Type.Array(NeedView),
   submodules: Type.Array(Type.Object({ name: Type.String(), title: Type.String() })),
 });
-const Listing = Type.Object({ modules: Type.Array(ModuleView), categories: Type.Array(Type.String()) });
+export const Listing = Type.Object({ modules: Type.Array(ModuleView), categories: Type.Array(Type.String()) });
 
 const Settings = Type.Object({
   id: Type.Integer(), prefix: Type.String(), name: Type.String(), description: Type.String(),
@@ -39,13 +39,7 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request) => {
     const org = request.org!;
-    const result = await request.em.transactional(async (em) => {
-      const switched = await switchModules(em, registry, secrets, org.id, request.body.modules);
-      if (Object.keys(switched.changed).length) {
-        await request.audit(em, 'org.modules', { changed: switched.changed });
-      }
-      return switched;
-    });
+    const result = await switchModulesAudited(request.em, registry, secrets, org.id, request.body.modules, request.caller!.actor);
     app.orgs.invalidate(org.id);
     return { ...(await listModules(request.em, registry, secrets, { id: org.id, modules: result.modules })), changed: result.changed };
   });

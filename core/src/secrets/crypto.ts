@@ -4,13 +4,14 @@
 // The additional authenticated data binds the value to its org and name: a row copied elsewhere does not decrypt.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { ConfigError } from '../config/load.js';
+import { GENERATE_KEY_HINT } from '../config/schema.js';
 
 export const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const VERSION = 'v1';
 
-export const GENERATE_KEY_HINT = 'generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64\'))"';
+export { GENERATE_KEY_HINT };
 
 export interface SecretKey {
   /** First 8 hex chars of SHA-256 of the key: names the key in stored values without revealing it. */

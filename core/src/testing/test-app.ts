@@ -12,7 +12,7 @@ import { Organization, type OrganizationEntity } from '../entities/organization.
 import { JobRun, type JobRunEntity } from '../entities/logs.js';
 import { importPlugin } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
-import { CORE_MODULES, startQuad, type Quad, type Role } from '../quad.js';
+import { CORE_MODULES, pluginSpecs, startQuad, type Quad, type Role } from '../quad.js';
 import { forkFor } from '../db/orm.js';
 import { issueToken } from '../auth/token-admin.js';
 import type { IssuedToken, TokenRequest } from '../auth/machine-tokens.js';
@@ -80,8 +80,10 @@ const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 
 export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}): Promise<TestApp> {
   const modules = await Promise.all((options.plugins ?? []).map((p) => (typeof p === 'string' ? importPlugin(p, REPO_ROOT) : p)));
-  // Plugins named in config load through PLUGINS like in production; the template includes their migrations too.
-  const configured = await Promise.all(((options.config?.PLUGINS as string[] | undefined) ?? []).map((p) => importPlugin(p)));
+  // Plugins named in config load through PLUGINS (and PLUGINS_EXTRA) like in production; the template includes their
+  // migrations too.
+  const named = pluginSpecs({ PLUGINS: (options.config?.PLUGINS as string[] | undefined) ?? [], PLUGINS_EXTRA: (options.config?.PLUGINS_EXTRA as string[] | undefined) ?? [] });
+  const configured = await Promise.all(named.map((p) => importPlugin(p)));
   const db = options.databaseUrl
     ? { url: options.databaseUrl, drop: async () => {} }
     : await createTestDatabase([...CORE_MODULES, ...configured, ...modules]);

@@ -1,11 +1,14 @@
-// The core's own tools: tokens.*, org.info, org.limits and modules.list. Descriptions are written for a model.
+// The core's own tools: tokens.*, org.info, org.limits and modules.list. Descriptions are written for a model;
+// each declares its output (MCP outputSchema: the structuredContent of a result follows it).
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../modules/define.js';
-import { TokenCreateBody } from '../auth/routes/org-tokens.js';
+import { TokenCreateBody, TokenView } from '../auth/routes/org-tokens.js';
+import { LimitEntry } from '../limits/routes.js';
+import { Listing } from '../orgs/routes.js';
 import { tokenView } from '../auth/machine-tokens.js';
 import { issueToken, listTokens, revokeToken } from '../auth/token-admin.js';
 import { listModules } from '../orgs/module-switches.js';
-import { BRANDING_KEY, readBranding, type Branding } from '../orgs/branding.js';
+import { Branding, BRANDING_KEY, readBranding } from '../orgs/branding.js';
 
 export const tokensList = defineTool({
   name: 'tokens.list',
@@ -13,6 +16,7 @@ export const tokensList = defineTool({
   description: 'Lists the org\'s machine tokens (name, kind, scopes, limits, prefix, expiry, revoked, last use) — never the tokens themselves. Use it before creating or revoking one. Example: {} -> {"tokens": [{"id": 3, "name": "ci bot", ...}]}',
   scope: 'tokens:manage',
   input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ tokens: Type.Array(TokenView) }),
   annotations: { readOnly: true, idempotent: true },
   async handler({ em, org }) {
     return { tokens: await listTokens(em, org.id) };
@@ -25,6 +29,7 @@ export const tokensCreate = defineTool({
   description: 'Creates a machine token for the org with at most the calling token\'s scopes and limits. The new token (plat_…) is in the answer once; store it. Needs confirm: the first call answers confirm_required with a preview. Example: {"name": "ci", "kind": "agent", "scopes": ["org:read"], "expires_days": 30, "confirm": true}',
   scope: 'tokens:manage',
   input: TokenCreateBody,
+  output: Type.Object({ token: Type.String({ description: 'plat_…, shown only now' }), record: TokenView }),
   confirm: true,
   annotations: { destructive: false, idempotent: false },
   async preview(_ctx, input) {
@@ -42,6 +47,7 @@ export const tokensRevoke = defineTool({
   description: 'Revokes one of the org\'s machine tokens by id (see tokens.list); its later use is refused. Needs confirm. Example: {"id": 3, "confirm": true}',
   scope: 'tokens:manage',
   input: Type.Object({ id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+  output: Type.Object({ revoked: Type.Literal(true), id: Type.Integer() }),
   confirm: true,
   annotations: { destructive: true, idempotent: true },
   async preview({ em, org }, input) {
@@ -60,6 +66,11 @@ export const orgInfo = defineTool({
   description: 'The org\'s prefix, name, description, points settings, branding and the modules that are on. Use it to learn what this org is and can do. Example: {} -> {"prefix": "acm", "modules_on": ["points", "store"], ...}',
   scope: 'org:read',
   input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({
+    id: Type.Integer(), prefix: Type.String(), name: Type.String(), description: Type.String(),
+    points_per_message: Type.Integer(), points_cooldown_seconds: Type.Integer(), branding: Branding,
+    modules_on: Type.Array(Type.String(), { description: 'the modules that are on, core modules included' }),
+  }),
   annotations: { readOnly: true, idempotent: true },
   async handler({ org, services }) {
     return {
@@ -77,6 +88,7 @@ export const orgLimits = defineTool({
   description: 'The limits of the modules that are on (count limits such as sources or pods, rate limits such as tool calls a minute) with the org\'s current use. Check it before bulk work. Example: {} -> {"limits": [{"key": "mcp.calls_per_minute", "value": 300, "use": 12, ...}]}',
   scope: 'org:read',
   input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ limits: Type.Array(LimitEntry) }),
   annotations: { readOnly: true, idempotent: true },
   async handler({ em, org, services }) {
     return { limits: await services.limits.report(em, org) };
@@ -89,6 +101,7 @@ export const modulesList = defineTool({
   description: 'Every optional module with whether it is on for the org, whether its needs are connected, and its category. Example: {} -> {"modules": [{"name": "store", "enabled": true, ...}], "categories": [...]}',
   scope: 'org:read',
   input: Type.Object({}, { additionalProperties: false }),
+  output: Listing,
   annotations: { readOnly: true, idempotent: true },
   async handler({ em, org, services }) {
     return listModules(em, services.registry, services.secrets, org);

@@ -11,6 +11,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
+import { routeNotFound } from '../http/error-handler.js';
 import { requestIdOf } from '../http/request-id.js';
 import { ResponseLogController } from '../log.js';
 import type { MachineTokenCache } from '../auth/machine-tokens.js';
@@ -34,10 +35,16 @@ export interface McpOptions {
   bodyLimit: number;
 }
 
+/** Where this server's protected-resource metadata is (RFC 9728 §3.1: the resource's path after the well-known name). */
+const METADATA_PATH = '/.well-known/oauth-protected-resource';
+const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
+/** A 401 that points MCP clients to the protected-resource metadata, as the MCP authorization spec asks. */
 function refuse(reply: FastifyReply, error: string) {
+  const metadata = `${origin(reply.request)}${METADATA_PATH}/mcp`;
   return reply
     .code(401)
-    .header('www-authenticate', `Bearer realm="quad", error="invalid_token", error_description="${error}"`)
+    .header('www-authenticate', `Bearer realm="quad", resource_metadata="${metadata}", error="invalid_token", error_description="${error}"`)
     .send({ jsonrpc: '2.0', error: { code: -32001, message: error }, id: null });
 }
 
@@ -54,6 +61,9 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
 
 type McpTool = { name: string; title: string; description: string; inputSchema: { type: 'object' }; outputSchema?: { type: 'object' }; annotations: ToolListing['annotations'] };
 
+/** What a tool with `confirm` answers first; its outputSchema allows it beside the tool's own output. */
+const CONFIRM_REQUIRED = { type: 'object', required: ['confirm_required', 'preview'], properties: { confirm_required: { const: true }, preview: {} } };
+
 /**
  * What one request's Server shares with the others (never a transport): the JSON Schema validator (the SDK's
  * Server would build its own Ajv otherwise; ours never elicits, so it is not even used) and each tool's MCP listing.
@@ -67,8 +77,9 @@ class SharedParts {
   listing(tool: RegisteredTool): McpTool {
     let listed = this.listings.get(tool);
     if (!listed) {
-      const { name, title, description, inputSchema, outputSchema, annotations } = this.tools.listing(tool);
-      listed = { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(outputSchema && { outputSchema: outputSchema as { type: 'object' } }), annotations };
+      const { name, title, description, inputSchema, outputSchema, annotations, confirm } = this.tools.listing(tool);
+      const output = outputSchema && (confirm ? { type: 'object', anyOf: [outputSchema, CONFIRM_REQUIRED] } : outputSchema);
+      listed = { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(output && { outputSchema: output as { type: 'object' } }), annotations };
       this.listings.set(tool, listed);
     }
     return listed;
@@ -128,6 +139,21 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     const body = internalErrorBody(request.id);
     return rpcError(reply, 500, ErrorCode.InternalError, body.error, { request_id: body.request_id });
   });
+  // Unknown paths: the API port's 404 body.
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(routeNotFound(request)));
+  // RFC 9728 metadata, at the well-known name and under it for /mcp: which resource this is and how to present a
+  // token. No authorization server is named: machine tokens come from `quad token create` or the Tokens page.
+  const scopes = [...options.tools.services.registry.scopes.keys()].sort();
+  app.get(METADATA_PATH, protectedResource);
+  app.get(`${METADATA_PATH}/mcp`, protectedResource);
+  async function protectedResource(request: FastifyRequest) {
+    return {
+      resource: `${origin(request)}/mcp`,
+      resource_name: 'Quad tool server',
+      bearer_methods_supported: ['header'],
+      scopes_supported: scopes,
+    };
+  }
   let hosts: string[] = options.allowedHosts;
   app.addHook('onListen', async () => {
     const address = app.server.address();

@@ -21,8 +21,10 @@ t.test('the example agent lists and calls tools', async (t) => {
   t.match(stdout, /^org\.info -> \{"id":\d+,"prefix":"acm","name":"ACM Chapter"/m);
   const limits = await run(['org.limits'], { QUAD_TOKEN: token });
   t.match(limits.stdout, /org\.limits -> \{"limits":\[.*"key":"mcp\.calls_per_minute"/);
-  const refused = await run([], { QUAD_TOKEN: 'plat_nope' }).then(() => null, (err: { stderr: string }) => err.stderr);
-  t.match(refused, /401|Invalid token/);
+  const refused = await run([], { QUAD_TOKEN: 'plat_nope' }).then(() => null, (err: { code: number; stderr: string }) => err);
+  t.equal(refused?.code, 3, 'a bad token: exit code 3');
+  t.equal(refused?.stderr.trim().split('\n').length, 1, 'one line, no stack');
+  t.match(refused?.stderr, /refused QUAD_TOKEN \(401\): it is unknown, revoked or expired/);
   const missing = await run([], {}).then(() => null, (err: { code: number; stderr: string }) => err);
   t.equal(missing?.code, 2);
 });

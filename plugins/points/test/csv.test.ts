@@ -8,8 +8,13 @@ t.test('parseCsv', async (t) => {
   t.same(parseCsv('a\n"multi\nline"\nc').lines, [1, 2, 4], 'line numbers count newlines inside quotes');
   t.same(parseCsv('a,,c').rows, [['a', '', 'c']]);
   t.throws(() => parseCsv('a\n"open'), { message: 'a quoted field is never closed', line: 2 });
+  t.throws(() => parseCsv('a\r\n\r\n"open\r\nmore'), { message: 'a quoted field is never closed', line: 3 }, 'the line where it opens');
   t.throws(() => parseCsv('a\nx"y"'), { message: /a quote in the middle of a field/, line: 2 });
   t.throws(() => parseCsv('a\n"x"y'), { message: 'text after a closing quote' });
+  t.same(parseCsv('h\r\n"q\r\nr"\r\nz').lines, [1, 2, 4], 'a CRLF inside quotes is one line');
+  t.same(parseCsv('h\nx\r\ny\rz').rows, [['h'], ['x'], ['y'], ['z']], 'LF, CRLF and CR mixed');
+  t.same(parseCsv(' "x, y" , z \n \t \nw').rows, [['x, y', 'z'], ['w']], 'blanks around quotes; a line of blanks is skipped');
+  t.same(parseCsv('a,b\nc').rows, [['a', 'b'], ['c']], 'rows of other lengths are kept (readCheckins reports them)');
 });
 
 t.test('readCheckins', async (t) => {

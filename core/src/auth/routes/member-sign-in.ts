@@ -59,7 +59,7 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['members'],
       summary: 'Storefront sign-in: needs an identity-provider token (Authorization: Bearer) whose primary email equals the body\'s',
       // The route is public (an unverified sign-in is refused or, in report mode, logged), but takes a bearer.
-      security: [{ bearer: [] }, {}],
+      security: [{ idpToken: [] }, {}],
       params: OrgParams,
       body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }) }, { additionalProperties: false }),
       response: { 200: Type.Object({ email: Type.String(), verified: Type.Boolean(), user_id: Type.Integer() }), 400: ErrorBody, 403: ErrorBody },

@@ -1,0 +1,66 @@
+// The database a command works on: DATABASE_URL, or the embedded PostgreSQL in DATA_DIR/pg (the one `quad run`
+// already serves, or one started for the length of the command). The commands import this file only when they
+// run, so `--help` and usage errors answer without loading the core.
+import { resolve } from 'node:path';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { DiscordClient } from '../adapters/discord/index.js';
+import { ConfigSource, loadSettings } from '../config/load.js';
+import type { Settings } from '../config/schema.js';
+import { useEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { migrate } from '../db/migrator.js';
+import { forkFor, openOrm } from '../db/orm.js';
+import { Organization, type OrganizationEntity } from '../entities/organization.js';
+import { notFound } from '../http/errors.js';
+import type { Registry } from '../modules/registry.js';
+import { loadRegistry } from '../quad.js';
+import { SecretStore } from '../secrets/store.js';
+
+export async function databaseUrl(env: Record<string, string | undefined>): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  const settings = loadSettings(new ConfigSource({ env }));
+  if (settings.DATABASE_URL) return { url: settings.DATABASE_URL };
+  const dataDir = resolve(settings.DATA_DIR, 'pg');
+  console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT}; no pgvector)`);
+  const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg, fields) => console.error(msg, fields ?? '') });
+  return { url: embedded.url, embedded };
+}
+
+/** What an admin command works with. */
+export interface Admin {
+  orm: MikroORM;
+  registry: Registry;
+  settings: Settings;
+  secrets: SecretStore;
+  /** Discord through the bot (BOT_TOKEN), to check servers and roles. */
+  discord: DiscordClient;
+  /** The org with this prefix and an EntityManager bound to it (its org filter set); 404 naming `quad org list`. */
+  org(prefix: string): Promise<{ org: OrganizationEntity; em: EntityManager }>;
+}
+
+/** Migrate, then run `fn` against the database with the core and the enabled plugins; closes everything after. */
+export async function withDatabase<T>(fn: (admin: Admin) => Promise<T>): Promise<T> {
+  const { url, embedded } = await databaseUrl(process.env);
+  try {
+    const source = new ConfigSource({ overrides: { DATABASE_URL: url } });
+    const { registry, settings } = await loadRegistry(source);
+    await migrate(url, registry.modules);
+    const orm = await openOrm({ url, modules: registry.modules, poolMax: 2 });
+    try {
+      return await fn({
+        orm, registry, settings,
+        secrets: new SecretStore(registry, settings.SECRETS_KEY),
+        discord: new DiscordClient({
+          apiUrl: settings.DISCORD_API_URL, authorizeUrl: settings.DISCORD_AUTHORIZE_URL, botToken: settings.BOT_TOKEN, timeoutMs: settings.DISCORD_TIMEOUT_MS,
+        }),
+        org: async (prefix) => {
+          const org = await orm.em.fork().findOne(Organization, { prefix: prefix.toLowerCase() });
+          if (!org) throw notFound(`No org "${prefix}" (quad org list shows them)`, 'unknown_org');
+          return { org, em: forkFor(orm, org.id) };
+        },
+      });
+    } finally {
+      await orm.close();
+    }
+  } finally {
+    await embedded?.stop();
+  }
+}

@@ -1,0 +1,26 @@
+// `quad migrate`: apply the migrations of the core and the enabled plugins, then exit (every start does it too).
+import type { Command } from 'commander';
+import { ConfigSource } from '../config/load.js';
+import type { Act } from './output.js';
+
+export function defineMigrateCommand(program: Command, act: Act) {
+  program.command('migrate')
+    .description('apply the migrations of the core and the enabled plugins, then exit')
+    .action(act(migrateDatabase));
+}
+
+async function migrateDatabase(): Promise<number> {
+  const [{ loadRegistry }, { migrate }, { databaseUrl }] = await Promise.all([
+    import('../quad.js'), import('../db/migrator.js'), import('./database.js'),
+  ]);
+  const { url, embedded } = await databaseUrl(process.env);
+  const source = new ConfigSource({ overrides: { DATABASE_URL: url } });
+  try {
+    const { registry } = await loadRegistry(source);
+    const { applied } = await migrate(url, registry.modules, (msg) => console.log(msg));
+    console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
+  } finally {
+    await embedded?.stop();
+  }
+  return 0;
+}

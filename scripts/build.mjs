@@ -1,0 +1,62 @@
+// The production build (`npm run build`, run by `npm start` first): every workspace package whose package.json
+// exports a `production` entry is compiled file by file, TypeScript to JavaScript, into its dist/ folder, with the
+// same tree (route folders stay folders for autoload) and its other files (SQL migrations) copied beside, so
+// `new URL('./migrations/', import.meta.url)` finds them. esbuild strips the types exactly as tsx does in
+// development and tests (the tsconfig's isolatedModules and verbatimModuleSyntax make a file-by-file compile
+// safe); type errors are `npm run typecheck`'s job. dist/ is rebuilt whole each time (a few hundred ms), so a
+// file deleted from the source never lingers there.
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * Top-level folders of a package that are not part of its runtime (a nested `web/dist/` is). The core's test
+ * harness (`@quad/core/testing`) serves tests, which run from source, and imports the fakes in test/.
+ */
+const SKIP = new Set(['node_modules', 'dist', 'test', 'testing', 'bench']);
+
+function workspaces() {
+  const { workspaces: globs } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return globs.flatMap((glob) => glob.endsWith('/*')
+    ? readdirSync(join(ROOT, glob.slice(0, -2)), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(ROOT, glob.slice(0, -2), e.name))
+    : [join(ROOT, glob)]);
+}
+
+/** The package's source folder (where its `default` entry lives), or null when it has no production build. */
+function sourceRoot(dir) {
+  const file = join(dir, 'package.json');
+  if (!existsSync(file)) return null;
+  const entry = JSON.parse(readFileSync(file, 'utf8')).exports?.['.'];
+  if (typeof entry !== 'object' || !entry.production) return null;
+  return join(dir, dirname(entry.default));
+}
+
+function files(dir, root = dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return (dir === root && SKIP.has(e.name)) || e.name.startsWith('.') ? [] : files(path, root);
+    // The package's own package.json and docs stay where they are.
+    if (dir === root && (e.name === 'package.json' || e.name.endsWith('.md'))) return [];
+    return [path];
+  });
+}
+
+let count = 0;
+for (const dir of workspaces()) {
+  const src = sourceRoot(dir);
+  if (!src) continue;
+  const out = join(dir, 'dist');
+  rmSync(out, { recursive: true, force: true });
+  const all = files(src);
+  const ts = all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  await build({
+    entryPoints: ts, outdir: out, outbase: src, format: 'esm', platform: 'node', target: 'node20.19',
+    sourcemap: true, tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'warning',
+  });
+  for (const f of all.filter((f) => !f.endsWith('.ts'))) cpSync(f, join(out, relative(src, f)));
+  count += ts.length;
+  console.log(`built ${relative(ROOT, dir) || '.'}: ${ts.length} files -> ${relative(ROOT, out)}`);
+}
+if (!count) throw new Error('nothing to build: no workspace package exports a "production" entry');
