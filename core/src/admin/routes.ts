@@ -122,7 +122,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** The org filter bound to one org, or turned off to read every org's rows. */
   const orgScope = async (request: { em: typeof app.quad.orm.em; query: { org?: string } }) => {
     if (!request.query.org) return { where: {}, options: { filters: { org: false } } };
-    const org = await app.orgs.find(request.em, request.query.org);
+    const org = await app.orgs.find(request.query.org);
     return { where: { organization: org?.id ?? -1 }, options: { filters: { org: false } } };
   };
 

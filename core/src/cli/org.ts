@@ -1,9 +1,7 @@
 // `quad org …`: manage orgs from the shell, so a fresh install is bootstrapped without a browser. The rules and
 // messages are the superadmin and officer routes' own (shared functions); every change is audited as `cli`.
 import { InvalidArgumentError, type Command } from 'commander';
-import { failure, print, reasonOf, tell, type Act } from './output.js';
-
-const ACTOR = 'cli';
+import { CLI_ACTOR, failure, print, reasonOf, tell, type Act } from './output.js';
 
 export function defineOrgCommands(program: Command, act: Act) {
   const org = program.command('org').description('add, list and remove orgs; set their officer role; switch their modules');
@@ -49,7 +47,7 @@ async function addOrg(options: AddOptions): Promise<number> {
     if (!discord.hasBot) tell('warning: BOT_TOKEN is unset, so the server and role are not checked with Discord');
     const org = await createOrg(orm.em.fork(), registry, discord, {
       prefix: options.prefix, name: options.name, guildId: options.guild, officerRoleId: options.officerRole, description: options.description,
-    }, ACTOR);
+    }, CLI_ACTOR);
     print(`added org ${org.prefix} (id ${org.id}) for server ${org.discordGuildId}${org.officerRoleId ? `, officer role ${org.officerRoleId}` : ' (no officer role yet)'}`);
     print(`modules on: ${Object.keys(org.modules).join(', ') || 'none'}`);
     tell(`next: quad org modules ${org.prefix} <module>=on   (switch its modules)`);
@@ -81,7 +79,7 @@ async function removeOrg(prefix: string, options: { yes?: boolean }): Promise<nu
       tell('not removed');
       return 1;
     }
-    await orgAdmin.removeOrg(em, org.id, ACTOR);
+    await orgAdmin.removeOrg(em, org.id, CLI_ACTOR);
     print(`removed org ${org.prefix} and all its data`);
     return 0;
   });
@@ -101,7 +99,7 @@ async function setOfficerRole(prefix: string, role: string): Promise<number> {
   const [{ withDatabase }, orgAdmin] = await Promise.all([import('./database.js'), import('../orgs/org-admin.js')]);
   return withDatabase(async (admin) => {
     const { org, em } = await admin.org(prefix);
-    const updated = await orgAdmin.setOfficerRole(em, admin.discord, org.id, role === 'none' ? null : role, ACTOR);
+    const updated = await orgAdmin.setOfficerRole(em, admin.discord, org.id, role === 'none' ? null : role, CLI_ACTOR);
     print(`org ${updated.prefix}: officer role ${updated.officerRoleId ?? 'cleared'}`);
     return 0;
   });
@@ -124,7 +122,7 @@ async function moduleSwitches(prefix: string, given: Record<string, boolean>): P
     let current = org.modules;
     if (switches) {
       try {
-        const result = await switchModulesAudited(em, admin.registry, admin.secrets, org.id, switches, ACTOR);
+        const result = await switchModulesAudited(em, admin.registry, admin.secrets, org.id, switches, CLI_ACTOR);
         current = result.modules;
         const changed = Object.entries(result.changed).map(([name, on]) => `${name} ${on ? 'on' : 'off'}`);
         tell(changed.length ? `switched ${changed.join(', ')}` : 'nothing to change');

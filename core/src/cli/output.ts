@@ -6,6 +6,9 @@ import { ConfigError } from '../config/load.js';
 import { isDatabaseUnavailable } from '../db/outage.js';
 import { HttpError, knownError } from '../http/errors.js';
 
+/** The actor of every change a CLI command makes, in the audit log. */
+export const CLI_ACTOR = 'cli';
+
 /** What an action answers: its exit code, or `serving` when the process stays up (`quad run`) until a signal. */
 export type Outcome = number | 'serving';
 

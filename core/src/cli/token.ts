@@ -2,9 +2,7 @@
 // dashboard. Same schema, checks and messages as POST/GET/DELETE /api/organizations/<org>/tokens; audited as `cli`.
 // `token create` prints the token alone on stdout: `QUAD_TOKEN=$(quad token create …)`.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { failure, print, reasonOf, tell, type Act } from './output.js';
-
-const ACTOR = 'cli';
+import { CLI_ACTOR, failure, print, reasonOf, tell, type Act } from './output.js';
 
 export function defineTokenCommands(program: Command, act: Act) {
   const token = program.command('token').description('machine tokens of an org for agents and apps: create, list, revoke');
@@ -66,7 +64,7 @@ async function createToken(options: CreateOptions): Promise<number> {
     const { org, em } = await admin.org(options.org);
     let issued;
     try {
-      issued = await issueToken(em, { registry: admin.registry, audit: recordAudit }, org.id, body, { kind: 'officer', actor: ACTOR });
+      issued = await issueToken(em, { registry: admin.registry, audit: recordAudit }, org.id, body, { kind: 'officer', actor: CLI_ACTOR });
     } catch (err) {
       if (reasonOf(err) !== 'unknown_scope') throw err;
       return failure(err, `scopes: ${[...admin.registry.scopes.keys()].sort().join(', ')}`);
@@ -104,7 +102,7 @@ async function revokeToken(id: number, options: { org: string }): Promise<number
   return withDatabase(async (admin) => {
     const { org, em } = await admin.org(options.org);
     try {
-      await tokenAdmin.revokeToken(em, { audit: recordAudit }, org.id, id, ACTOR);
+      await tokenAdmin.revokeToken(em, { audit: recordAudit }, org.id, id, CLI_ACTOR);
     } catch (err) {
       if (reasonOf(err) !== 'unknown_token') throw err;
       return failure(err, `hint: quad token list --org ${org.prefix} shows the org's tokens`);

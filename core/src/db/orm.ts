@@ -1,5 +1,5 @@
 // MikroORM for PostgreSQL: one ORM per process; requests, jobs and tool calls each work on a fork.
-import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager, type Knex } from '@mikro-orm/postgresql';
 import type { EntitySchema } from '@mikro-orm/core';
 import { Organization } from '../entities/organization.js';
 import { AuditEntry, ErrorEntry, JobRun, Notification } from '../entities/logs.js';
@@ -37,7 +37,15 @@ export type { PreparedQuery, RawQuery } from './raw-query.js';
  * hydration). Never for org-owned data without an explicit org condition: no filter applies here.
  */
 export function rawQuery(orm: MikroORM | EntityManager): RawQuery {
-  const client = ('em' in orm ? orm.em : orm).getConnection().getKnex().client;
+  return onClient(('em' in orm ? orm.em : orm).getConnection().getKnex().client);
+}
+
+/** Raw prepared SQL on the connection `em` works on: its transaction's when it has one, else the pool's. */
+export function rawQueryOn(em: EntityManager): RawQuery {
+  return onClient((em.getTransactionContext<Knex.Transaction>() ?? em.getConnection().getKnex()).client);
+}
+
+function onClient(client: Knex.Client): RawQuery {
   return async <R>(query: PreparedQuery) => {
     const connection = await client.acquireConnection();
     try {

@@ -1,6 +1,6 @@
 // Starting a job: check its payload, take the one-at-a-time slot, and enqueue it in the caller's transaction.
-import type { EntityManager, Knex } from '@mikro-orm/postgresql';
-import type { PreparedQuery } from '../db/raw-query.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rawQueryOn } from '../db/orm.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { ModuleRegistry, StartedJob, StartOptions } from '../core-services.js';
 import { payloadProblem } from './payload.js';
@@ -26,7 +26,7 @@ export async function startJob(
   // One statement, on the caller's transaction when it has one (a rollback drops the run and the job together):
   // the run takes the one-at-a-time slot or, when the partial unique index job_runs_once says another queued or
   // running run holds it, inserts nothing, so add_job is not called and the caller's transaction stays usable.
-  const rows = await onCallersConnection<{ id: string }>(em, {
+  const rows = await rawQueryOn(em)<{ id: string }>({
     ...ENQUEUE,
     values: [orgId, name, scopeKey, JSON.stringify(payload), (options.runAt ?? new Date()).toISOString(), job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS],
   });
@@ -47,17 +47,3 @@ select run.id from run, graphile_worker.add_job($2,
   ($4::jsonb || jsonb_build_object('${RUN_ID}', run.id, '${RUN_ORG}', $1::int))::json,
   run_at => $5::timestamptz, max_attempts => $6) as job`,
 };
-
-/**
- * A prepared statement on the connection `em` works on: its transaction's when it has one, else one of the pool's
- * for this statement. (Raw, not through the ORM's query runner: this runs once per job start.)
- */
-async function onCallersConnection<R>(em: EntityManager, query: PreparedQuery): Promise<R[]> {
-  const client = (em.getTransactionContext<Knex.Transaction>() ?? em.getConnection().getKnex()).client;
-  const connection = await client.acquireConnection();
-  try {
-    return (await connection.query(query)).rows as R[];
-  } finally {
-    await client.releaseConnection(connection);
-  }
-}

@@ -2,7 +2,6 @@
 // NOTIFYs every change (migrations/0003), the process that changes an org drops it at once, and entries expire
 // after 30 s regardless; past 10,000 keys the least recently used go first. While the listener is down the cache is bypassed. A miss is one prepared statement on the
 // pool (no ORM: this runs on the request path of every org route).
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { PgListener } from '../db/listener.js';
 import type { RawQuery } from '../db/raw-query.js';
@@ -55,11 +54,8 @@ export class OrgCache {
     });
   }
 
-  /** The org named by a prefix or numeric id; null when there is none. (The EntityManager argument is not needed.) */
-  async find(ref: string): Promise<OrgSnapshot | null>;
-  async find(em: EntityManager, ref: string): Promise<OrgSnapshot | null>;
-  async find(...args: [string] | [EntityManager, string]): Promise<OrgSnapshot | null> {
-    const ref = args.length === 1 ? args[0] : args[1];
+  /** The org named by a prefix or numeric id; null when there is none. */
+  async find(ref: string): Promise<OrgSnapshot | null> {
     // Neither a malformed reference nor an id beyond `serial` names an org; PostgreSQL would refuse some of them.
     if (!isOrgRef(ref)) return null;
     const byId = /^\d+$/.test(ref);

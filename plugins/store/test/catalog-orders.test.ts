@@ -213,7 +213,7 @@ t.test('orders: status moves, messages, cancel and delete', async (t) => {
   t.test('dashboard: overview counts and orders per day', async (t) => {
     const mod = w.quad.registry.get('store')!;
     const em = w.quad.orm.em.fork();
-    const org = (await w.quad.orgs.find(em, 'acm'))!;
+    const org = (await w.quad.orgs.find('acm'))!;
     const [c] = await w.sql<Record<string, string>>(`select count(*) as orders, count(*) filter (where status in ('pending','processing','shipped')) as open,
       coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent from orders`);
     t.same(await mod.dashboard!.overview!({ em, org, services: w.quad.services }), {
