@@ -4,6 +4,7 @@ import { defineJob, defineModule } from '../modules/define.js';
 import { authEntities } from './entities.js';
 import { appTokenRoutes } from './routes/app-tokens.js';
 import { memberSignInRoutes } from './routes/member-sign-in.js';
+import { meRoutes } from './routes/me.js';
 import { officerSignInRoutes } from './routes/officer-sign-in.js';
 import { orgTokenRoutes } from './routes/org-tokens.js';
 import { tokensCreate, tokensList, tokensRevoke } from '../tools/core-tools.js';
@@ -30,6 +31,7 @@ export const authModule = defineModule({
   routes: async (app) => {
     await app.register(officerSignInRoutes);
     await app.register(appTokenRoutes);
+    await app.register(meRoutes);
     await app.register(memberSignInRoutes);
   },
 });

@@ -26,6 +26,7 @@ import { requestIdOf } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { ResponseLogController } from '../log.js';
 import { validatorCompiler } from './validation.js';
+import { webRoutes } from './web.js';
 import './types.js';
 
 export interface HttpAppOptions {
@@ -42,8 +43,8 @@ export interface HttpAppOptions {
 }
 
 /**
- * Security headers (helmet) for a JSON API whose only HTML is the docs page (and, later, a dashboard served from
- * its own origin): helmet's defaults — CSP `default-src 'self'` (scripts and styles from this origin; swagger-ui
+ * Security headers (helmet) for a JSON API whose HTML is the docs page (the dashboard's pages set their own CSP,
+ * see web.ts): helmet's defaults — CSP `default-src 'self'` (scripts and styles from this origin; swagger-ui
  * loads its own files and needs `data:` images and inline styles, which helmet's defaults allow), HSTS,
  * `nosniff`, `Referrer-Policy: no-referrer`, Cross-Origin-Opener/Resource-Policy `same-origin` (CORS fetches from
  * the dashboard are not affected; a route serving files for other sites sets its own) — plus: nothing may frame
@@ -137,6 +138,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     // A newcomer who opens the bare address lands on the docs.
     docs.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/docs'));
   }, { module: 'docs', registry, policies, gate: false, defaultAuth: 'public' });
+  // The dashboard, the store pages and the plugins' page bundles: static files, public.
+  await mountRoutes(app, webRoutes(registry), { module: 'web', registry, policies, gate: false, defaultAuth: 'public' });
 
   for (const mod of registry.modules) {
     if (mod.routes) await mountRoutes(app, mod.routes, { module: mod.name, registry, policies, gate: !mod.core });

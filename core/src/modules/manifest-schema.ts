@@ -4,6 +4,13 @@ import { Type } from '@sinclair/typebox';
 /** A module's id: also its namespace (scopes, tools, jobs, tables, settings). */
 export const MODULE_ID_PATTERN = '^[a-z][a-z0-9_]{1,31}$';
 const Id = Type.String({ pattern: MODULE_ID_PATTERN });
+/** A dashboard page's path: one lower-case segment (`points`, `job-alerts`, a module id). */
+export const PAGE_PATH_PATTERN = '^[a-z][a-z0-9_-]{0,39}$';
+/** A bundle's entry: a `.js`/`.mjs` file inside the bundle folder (sub-folders allowed, no `..`). */
+const PAGE_ENTRY_PATTERN = '^(?:[A-Za-z0-9_][A-Za-z0-9_.-]*/)*[A-Za-z0-9_][A-Za-z0-9_.-]*\\.m?js$';
+/** A JavaScript export name. */
+const EXPORT_NAME_PATTERN = '^[A-Za-z_$][A-Za-z0-9_$]*$';
+
 const Fn = Type.Function([], Type.Any());
 const DottedName = Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' });
 const EventKind = Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' });
@@ -103,6 +110,18 @@ export const ManifestSchema = Type.Object({
   dashboard: Type.Optional(Type.Object({
     overview: Type.Optional(Fn),
     trends: Type.Optional(Fn),
+  }, { additionalProperties: false })),
+  pages: Type.Optional(Type.Object({
+    bundle: Type.Any(), // a folder URL or a path, checked by the registry
+    entry: Type.Optional(Type.String({ pattern: PAGE_ENTRY_PATTERN })),
+    list: Type.Optional(Type.Array(Type.Object({
+      path: Type.String({ pattern: PAGE_PATH_PATTERN }),
+      title: Type.String({ minLength: 1, maxLength: 60 }),
+      category: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+      icon: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9-]{0,39}$' })),
+      component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
+    }, { additionalProperties: false }))),
+    overviewCard: Type.Optional(Type.String({ pattern: EXPORT_NAME_PATTERN })),
   }, { additionalProperties: false })),
   databaseExtensions: Type.Array(Type.Object({
     name: Type.String({ minLength: 1 }),

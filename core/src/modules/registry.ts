@@ -12,6 +12,7 @@ import type { DeclaredSecret, ModuleRegistry, ServiceProvision } from '../core-s
 import { ManifestSchema } from './manifest-schema.js';
 import { defineModule } from './define.js';
 import { claimedNames, inNamespace, KIND_LABEL, NAMESPACE_HINT, ownedNames, type NameKind } from './namespaces.js';
+import { pagesProblem } from './pages.js';
 import type { IntegrationDecl, JobDecl, LimitDecl, Module, ModuleManifest, ScopeDecl, ToolDecl } from './types.js';
 
 export class ManifestError extends Error {
@@ -132,6 +133,8 @@ class RegistryBuilder {
     }
     for (const mod of modules) this.index(mod);
     this.checkNames(modules);
+    const pages = pagesProblem(modules);
+    if (pages) throw new ManifestError(...pages);
     for (const mod of modules) this.checkReferences(mod);
     this.modules = this.dependencyOrder(modules);
   }

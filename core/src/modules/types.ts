@@ -202,6 +202,39 @@ export interface DashboardDecl {
   trends?: (ctx: DashboardContext, range: { since: Date; days: number }) => Promise<{ key: string; title: string; values: number[] }[]>;
 }
 
+/** One officer page a module brings to the dashboard (shown in the sidebar while the module is on for the org). */
+export interface PageDecl {
+  /**
+   * Where the page opens, one lower-case segment under the dashboard: `hello` opens at /dashboard/hello (and
+   * /dashboard/hello/… for the page's own sub-paths). Unique across loaded modules; the shell's own paths are taken.
+   */
+  path: string;
+  /** Its name in the sidebar and the page heading. */
+  title: string;
+  /** Its sidebar group. Default: the module's category. */
+  category?: string;
+  /** A sidebar icon of the dashboard's set (README "Pages"). Default: none (the title's first letter). */
+  icon?: string;
+  /** The named export of the bundle's entry that renders the page (a React component). */
+  component: string;
+}
+
+/**
+ * A module's dashboard pages: a prebuilt ES module bundle that imports React, @tanstack/react-query and the
+ * dashboard's SDK (`@quad/web/sdk`) as bare specifiers, which the dashboard's import map resolves to its own
+ * copies. The core serves the folder at /dashboard/plugins/<module>/ and lists the pages to the dashboard.
+ */
+export interface PagesDecl {
+  /** The bundle's folder: `new URL('./web/dist/', import.meta.url)` (or a path). */
+  bundle: URL | string;
+  /** The entry module, a file in `bundle`. Default: `index.js`. */
+  entry?: string;
+  /** The pages, in sidebar order. Default: []. */
+  list?: PageDecl[];
+  /** The named export of the entry that renders the module's card on Overview. Default: none. */
+  overviewCard?: string;
+}
+
 export interface DatabaseExtensionDecl {
   /** PostgreSQL extension name, e.g. `vector`. */
   name: string;
@@ -254,6 +287,8 @@ export interface ModuleManifest {
   eventHandlers?: EventHandlerDecl[];
   /** Its sections of the officer dashboard. Default: none. */
   dashboard?: DashboardDecl;
+  /** Its officer pages in the dashboard, from a prebuilt bundle (README "Write a plugin", Pages). Default: none. */
+  pages?: PagesDecl;
   /** PostgreSQL extensions the module works better with; missing ones are reported as degraded at start. */
   databaseExtensions?: DatabaseExtensionDecl[];
   /** Services this module offers other modules: `[provide(ref, impl)]`; ids are `<module>.<name>`. Default: []. */
@@ -275,5 +310,5 @@ export interface ClaimsDecl {
 }
 
 /** A manifest after defineModule: frozen, with defaults filled in. */
-type OptionalFields = 'routes' | 'migrations' | 'settings' | 'dashboard' | 'coreVersion' | 'claims';
+type OptionalFields = 'routes' | 'migrations' | 'settings' | 'dashboard' | 'coreVersion' | 'claims' | 'pages';
 export type Module = Readonly<Required<Omit<ModuleManifest, OptionalFields>>> & Readonly<Pick<ModuleManifest, OptionalFields>>;

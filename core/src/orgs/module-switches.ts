@@ -8,6 +8,7 @@ import { recordAudit } from '../events/audit.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { Registry } from '../modules/registry.js';
 import type { Module, NeedDecl } from '../modules/types.js';
+import { pagesView } from '../modules/pages.js';
 import type { SecretsService as SecretStore } from '../core-services.js';
 import type { OrgSnapshot } from './org-cache.js';
 
@@ -52,6 +53,16 @@ export async function listModules(em: EntityManager, registry: Registry, secrets
     });
   }
   return { modules, categories: [...new Set(optional.map((m) => m.category))].sort() };
+}
+
+/** The listing as the dashboard reads it: each module's pages, and the core modules (always on) under `included`. */
+export function withPages(listing: Awaited<ReturnType<typeof listModules>>, registry: Registry) {
+  return {
+    ...listing,
+    modules: listing.modules.map((m) => ({ ...m, pages: pagesView(registry.get(m.name)!) })),
+    included: registry.modules.filter((m) => m.core)
+      .map((m) => ({ name: m.name, title: m.title, description: m.description, category: m.category, pages: pagesView(m) })),
+  };
 }
 
 export interface SwitchResult { changed: Record<string, boolean>; modules: Record<string, boolean> }

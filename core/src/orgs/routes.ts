@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Organization } from '../entities/organization.js';
 import { ErrorBody, OrgParams } from '../http/schemas.js';
 import { Branding, BrandingUpdate, BRANDING_KEY, applyBranding, readBranding } from './branding.js';
-import { listModules, switchModulesAudited } from './module-switches.js';
+import { listModules, switchModulesAudited, withPages } from './module-switches.js';
 import { getOrgConfig, setOrgConfig } from './org-config.js';
 
 const NeedView = Type.Object({ key: Type.String(), label: Type.String(), kind: Type.String(), optional: Type.Boolean(), connected: Type.Boolean() });
@@ -14,6 +14,25 @@ const ModuleView = Type.Object({
   submodules: Type.Array(Type.Object({ name: Type.String(), title: Type.String() })),
 });
 export const Listing = Type.Object({ modules: Type.Array(ModuleView), categories: Type.Array(Type.String()) });
+
+/** A module's dashboard pages (manifest `pages`): the bundle's entry on this service and the pages it renders. */
+const PagesView = Type.Union([Type.Object({
+  entry: Type.String({ description: 'URL path of the bundle\'s entry module, e.g. /dashboard/plugins/hello/index.js' }),
+  list: Type.Array(Type.Object({
+    path: Type.String(), title: Type.String(), category: Type.String(), icon: Type.Union([Type.String(), Type.Null()]),
+    component: Type.String({ description: 'the entry\'s export that renders the page' }),
+  })),
+  overview_card: Type.Union([Type.String(), Type.Null()], { description: 'the entry\'s export that renders the module\'s Overview card' }),
+}), Type.Null()]);
+/**
+ * The listing as the dashboard reads it: each module also has its `pages`, and `included` lists the core modules
+ * (always on: Explore shows them as Included; their pages are never hidden).
+ */
+export const DashboardListing = Type.Object({
+  modules: Type.Array(Type.Intersect([ModuleView, Type.Object({ pages: PagesView })])),
+  categories: Type.Array(Type.String()),
+  included: Type.Array(Type.Object({ name: Type.String(), title: Type.String(), description: Type.String(), category: Type.String(), pages: PagesView })),
+});
 
 const Settings = Type.Object({
   id: Type.Integer(), prefix: Type.String(), name: Type.String(), description: Type.String(),
@@ -26,8 +45,8 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/dashboard/:org/modules', {
     config: { auth: 'officer' },
-    schema: { tags: ['org'], summary: 'Explore: every optional module with its switch, readiness and needs', security: [{ bearer: [] }], params: OrgParams, response: { 200: Listing } },
-  }, async (request) => listModules(request.em, registry, secrets, request.org!));
+    schema: { tags: ['org'], summary: 'Explore: every optional module with its switch, readiness and needs', security: [{ bearer: [] }], params: OrgParams, response: { 200: DashboardListing } },
+  }, async (request) => withPages(await listModules(request.em, registry, secrets, request.org!), registry));
 
   app.put('/api/organizations/:org/modules', {
     config: { auth: 'officer' },
@@ -35,13 +54,13 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['org'], security: [{ bearer: [] }], params: OrgParams,
       summary: 'Switch modules on or off: body {"modules": {"<name>": true|false}}. Switching off keeps the data.',
       body: Type.Object({ modules: Type.Record(Type.String(), Type.Boolean(), { minProperties: 1 }) }, { additionalProperties: false }),
-      response: { 200: Type.Intersect([Listing, Type.Object({ changed: Type.Record(Type.String(), Type.Boolean()) })]), 400: ErrorBody, 409: ErrorBody },
+      response: { 200: Type.Intersect([DashboardListing, Type.Object({ changed: Type.Record(Type.String(), Type.Boolean()) })]), 400: ErrorBody, 409: ErrorBody },
     },
   }, async (request) => {
     const org = request.org!;
     const result = await switchModulesAudited(request.em, registry, secrets, org.id, request.body.modules, request.caller!.actor);
     app.orgs.invalidate(org.id);
-    return { ...(await listModules(request.em, registry, secrets, { id: org.id, modules: result.modules })), changed: result.changed };
+    return { ...withPages(await listModules(request.em, registry, secrets, { id: org.id, modules: result.modules }), registry), changed: result.changed };
   });
 
   app.get('/api/dashboard/:org/branding', {

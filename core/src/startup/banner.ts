@@ -1,4 +1,5 @@
-// The line that says Quad is up: where the API, its documentation and the MCP server answer, and what to do next.
+// The line that says Quad is up: where the API, its documentation, the dashboard and the MCP server answer, and what
+// to do next.
 import type { FastifyInstance } from 'fastify';
 import type { Quad, Role } from '../quad.js';
 
@@ -6,7 +7,8 @@ import type { Quad, Role } from '../quad.js';
 export async function logReady(quad: Quad, role: Role, ms: number): Promise<void> {
   const fields: Record<string, unknown> = { role, ms: Math.round(ms) };
   const api = quad.app && baseUrl(quad.app);
-  if (api) Object.assign(fields, { api, docs: `${api}/docs` });
+  // The dashboard this API serves, unless DASHBOARD_URL names another (a dev server).
+  if (api) Object.assign(fields, { api, docs: `${api}/docs`, dashboard: quad.settings.DASHBOARD_URL ?? `${api}/dashboard/` });
   const mcp = quad.mcp && baseUrl(quad.mcp);
   if (mcp) fields.mcp = `${mcp}/mcp`;
   const next = await nextStep(quad, api);

@@ -31,6 +31,8 @@ export interface TestAppOptions {
   role?: Role;
   /** Listen on a random loopback port (for real HTTP clients). Default: false (use inject). */
   listen?: boolean;
+  /** With `listen`, this port instead of a random one (a test that must know its address before start). */
+  port?: number;
   /** Join an existing test database (another process of the same deployment) instead of a fresh one. */
   databaseUrl?: string;
   /** A logger to capture log lines (see captureLogs). Default: silent, or QUAD_TEST_LOG's level. */
@@ -92,7 +94,7 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     dir: emptyConfigDir,
     env: {},
     // Random ports (TOOL_PORT too, unless a test sets it): test files run in parallel.
-    overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, TOOL_PORT: 0, ...options.config, DATABASE_URL: db.url, PORT: 0, HOST: '127.0.0.1' },
+    overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, TOOL_PORT: 0, ...options.config, DATABASE_URL: db.url, PORT: options.port ?? 0, HOST: '127.0.0.1' },
   });
   const log = options.logger ?? createLogger(process.env.QUAD_TEST_LOG ?? 'silent');
   let quad: Quad;

@@ -10,6 +10,7 @@ import { revokeJwt } from '../revocations.js';
 import { writeSession } from '../session.js';
 import { ACCESS_TOKEN_SECONDS, ISSUER, REFRESH_TOKEN_SECONDS, SIGN_IN_CODE_SECONDS, randomSecret, sha256 } from '../secrets.js';
 import { ErrorBody } from '../../http/schemas.js';
+import { dashboardUrl } from '../../http/web.js';
 import { beginDiscordSignIn, checkSignInState, discordUserOfCode, rememberDiscordUser, secureCookies } from './shared.js';
 
 const TokenPair = Type.Object({
@@ -27,10 +28,12 @@ export function signAccessToken(app: FastifyInstance, user: { chatUserId: string
   );
 }
 
-/** Where the browser goes after the callback: the dashboard or the older officer app. */
+/**
+ * Where the browser goes after the callback: the dashboard (DASHBOARD_URL, or the one this service serves) or the
+ * older officer app (CLIENT_URL).
+ */
 function clientBase(app: FastifyInstance, client: string | undefined): string {
-  const { DASHBOARD_URL, CLIENT_URL } = app.quad.settings;
-  const base = client === 'dashboard' ? DASHBOARD_URL : CLIENT_URL;
+  const base = client === 'dashboard' ? dashboardUrl(app.quad.settings) : app.quad.settings.CLIENT_URL;
   if (!base) throw unavailable(`${client === 'dashboard' ? 'DASHBOARD_URL' : 'CLIENT_URL'} is not configured`, 'not_configured');
   return base.replace(/\/+$/, '');
 }

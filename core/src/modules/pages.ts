@@ -1,0 +1,77 @@
+// Dashboard pages that modules bring (manifest `pages`): where a module's bundle lives, the checks the registry runs
+// on every module's pages together, and what the dashboard is told about them (the Explore listing's `pages`).
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Module, PageDecl } from './types.js';
+
+/** Where the core serves a module's bundle folder (core/src/http/web.ts). */
+export const PLUGIN_PAGES_PREFIX = '/dashboard/plugins/';
+
+/**
+ * Dashboard paths a module's page may not take: the shell's own pages and routes, and the old paths of the spec
+ * that the shell redirects (core/web/src/shell/routes.ts; test/web/reserved-paths.test.ts keeps the two in step).
+ */
+export const RESERVED_PAGE_PATHS: ReadonlySet<string> = new Set([
+  'overview', 'explore', 'tokens', 'activity', 'settings', 'superadmin', 'auth', 'signin', 'plugins', 'assets',
+  'ci', 'notifications', 'modules', 'integrations', 'apps', 'compute', 'mcp', 'alerts',
+]);
+
+/** The absolute folder of a module's page bundle (a folder URL, or a path from the working directory). */
+export function pagesFolder(mod: Module): string | null {
+  const bundle = mod.pages?.bundle;
+  if (bundle === undefined) return null;
+  return bundle instanceof URL ? fileURLToPath(bundle) : resolve(bundle);
+}
+
+/** The bundle's entry file name in its folder. */
+export const pagesEntry = (mod: Module) => mod.pages?.entry ?? 'index.js';
+
+/** Why a module's bundle cannot be served as it is (not built yet), or null. Not a boot error: the pages are built apart. */
+export function pagesBuildProblem(mod: Module): string | null {
+  const dir = pagesFolder(mod);
+  if (!dir) return null;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return `the bundle folder ${dir} does not exist`;
+  const entry = join(dir, pagesEntry(mod));
+  if (!existsSync(entry)) return `the bundle has no entry ${entry}`;
+  return null;
+}
+
+/**
+ * The checks of `pages` beyond its shape (which the manifest schema checks): a folder that is a `file:` URL or a
+ * path, something to show, and page paths that are not the shell's and not another module's. Answers
+ * `[module, field, problem]` of the first problem, or null.
+ */
+export function pagesProblem(modules: readonly Module[]): [string, string, string] | null {
+  const owners = new Map<string, string>();
+  for (const mod of modules) {
+    if (!mod.pages) continue;
+    const { bundle, list = [], overviewCard } = mod.pages;
+    if (!(bundle instanceof URL && bundle.protocol === 'file:') && typeof bundle !== 'string') {
+      return [mod.name, 'pages.bundle', 'must be a folder URL (new URL(\'./web/dist/\', import.meta.url)) or a path'];
+    }
+    if (!list.length && !overviewCard) return [mod.name, 'pages', 'declares no page and no overviewCard'];
+    for (const [i, page] of list.entries()) {
+      if (RESERVED_PAGE_PATHS.has(page.path)) return [mod.name, `pages.list[${i}].path`, `"${page.path}" is the dashboard's own path; choose another`];
+      const owner = owners.get(page.path);
+      if (owner) return [mod.name, `pages.list[${i}].path`, `"${page.path}" is a page of ${owner === mod.name ? 'this module' : `module "${owner}"`} already`];
+      owners.set(page.path, mod.name);
+    }
+  }
+  return null;
+}
+
+export interface PageView { path: string; title: string; category: string; icon: string | null; component: string }
+
+/** What the dashboard needs to show a module's pages: the entry's URL (on this service) and the pages. */
+export interface PagesView { entry: string; list: PageView[]; overview_card: string | null }
+
+export function pagesView(mod: Module): PagesView | null {
+  if (!mod.pages) return null;
+  const page = (p: PageDecl): PageView => ({ path: p.path, title: p.title, category: p.category ?? mod.category, icon: p.icon ?? null, component: p.component });
+  return {
+    entry: `${PLUGIN_PAGES_PREFIX}${mod.name}/${pagesEntry(mod)}`,
+    list: (mod.pages.list ?? []).map(page),
+    overview_card: mod.pages.overviewCard ?? null,
+  };
+}
