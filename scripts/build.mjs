@@ -5,10 +5,13 @@
 // development and tests (the tsconfig's isolatedModules and verbatimModuleSyntax make a file-by-file compile
 // safe); type errors are `npm run typecheck`'s job. dist/ is rebuilt whole each time (a few hundred ms), so a
 // file deleted from the source never lingers there.
+// First the web side (scripts/build-web.mjs, only what changed): the dashboard, and each plugin's page bundle in
+// its web/dist/, which the server build then copies beside the plugin's JavaScript like any other runtime file.
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildWeb } from './build-web.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
@@ -37,11 +40,14 @@ function files(dir, root = dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return (dir === root && SKIP.has(e.name)) || e.name.startsWith('.') ? [] : files(path, root);
-    // The package's own package.json and docs stay where they are.
+    // The package's own package.json and docs stay where they are; browser sources (web/*.tsx) are in the bundle.
     if (dir === root && (e.name === 'package.json' || e.name.endsWith('.md'))) return [];
+    if (e.name.endsWith('.tsx')) return [];
     return [path];
   });
 }
+
+await buildWeb();
 
 let count = 0;
 for (const dir of workspaces()) {

@@ -55,6 +55,12 @@ export default defineModule({
   tools: [greetTool],
   jobs: [tallyJob],
   events: ['hello.greeted'],
+  // Its dashboard page and Overview card: web/index.tsx, built to web/dist/ (README "Write a plugin", Pages).
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'hello', title: 'Greetings', icon: 'smile', component: 'GreetingsPage' }],
+    overviewCard: 'GreetingsCard',
+  },
   settings: Type.Object({
     HELLO_GREETING: Type.String({ minLength: 1, default: 'Hello', description: 'The word greetings start with' }),
   }),

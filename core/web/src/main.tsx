@@ -1,0 +1,7 @@
+// The officer dashboard's entry (index.html).
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './shell/app.js';
+import './styles.css';
+
+createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
