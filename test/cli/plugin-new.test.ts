@@ -39,7 +39,7 @@ t.test('plugin new', async (t) => {
     const files = filesUnder(dir).map((f) => f.slice(dir.length + 1)).sort();
     t.same(files, [
       'README.md', 'entities.ts', 'greeter.ts', 'index.ts', 'migrations/0001_shout_box_greetings.sql', 'package.json',
-      'routes/greetings.ts', 'routes/tally.ts', 'test/shout_box.test.ts',
+      'routes/greetings.ts', 'routes/tally.ts', 'test/shout_box.test.ts', 'web/index.tsx',
     ]);
     for (const file of files) t.notMatch(readFileSync(join(dir, file), 'utf8'), /hello/i, `${file} no longer says hello`);
     t.match(readFileSync(join(dir, 'index.ts'), 'utf8'), /name: 'shout_box',\n {2}title: 'ShoutBox',/);

@@ -1,14 +1,14 @@
-// Plugins never import each other: every .ts file under plugins/* and examples/* may import files of its own
-// package, third-party packages, and of Quad only `@quad/core` and `@quad/core/testing` (the plugin API). What one
-// module offers another goes through the core (a service, an event). This walks the real tree, so a plugin added
-// later is covered with no edit here.
+// Plugins never import each other: every .ts/.tsx file under plugins/* and examples/* may import files of its own
+// package, third-party packages, and of Quad only `@quad/core` and `@quad/core/testing` (the plugin API), and, for
+// dashboard pages, `@quad/web/sdk` and `@quad/web/build`. What one module offers another goes through the core (a
+// service, an event). This walks the real tree, so a plugin added later is covered with no edit here.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import t from 'tap';
 import ts from 'typescript';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const ALLOWED_QUAD = new Set(['@quad/core', '@quad/core/testing']);
+const ALLOWED_QUAD = new Set(['@quad/core', '@quad/core/testing', '@quad/web/sdk', '@quad/web/build']);
 
 /** Package folders: plugins/<name>, examples/<name>. */
 function packages(): string[] {
@@ -19,16 +19,16 @@ function packages(): string[] {
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.name === 'node_modules' || e.name.startsWith('.')) return [];
+    if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) return [];
     const path = join(dir, e.name);
-    return e.isDirectory() ? tsFiles(path) : e.name.endsWith('.ts') ? [path] : [];
+    return e.isDirectory() ? tsFiles(path) : /\.tsx?$/.test(e.name) ? [path] : [];
   });
 }
 
-/** Names of the workspace packages (plugins, examples, the core): importing one by name is importing Quad code. */
+/** Names of the workspace packages (plugins, examples, the core, the dashboard): importing one by name is importing Quad code. */
 function workspaceNames(): Set<string> {
   const names = new Set<string>();
-  for (const dir of [...packages(), join(ROOT, 'core')]) {
+  for (const dir of [...packages(), join(ROOT, 'core'), join(ROOT, 'core', 'web')]) {
     try {
       names.add(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name);
     } catch { /* a folder without a package.json is not a package */ }
@@ -51,6 +51,7 @@ function importProblem(file: string, pkg: string, spec: string, workspace: Set<s
   const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
   if (ALLOWED_QUAD.has(spec)) return null;
   if (name === '@quad/core') return `imports core internals: ${spec} (only @quad/core and @quad/core/testing)`;
+  if (name === '@quad/web') return `imports the dashboard's internals: ${spec} (only @quad/web/sdk and @quad/web/build)`;
   if (workspace.has(name) || name.startsWith('@quad/')) return `imports another Quad package: ${spec}`;
   return null;
 }
@@ -88,6 +89,8 @@ t.test('the check catches each kind of import it forbids', async (t) => {
     "import { defineModule } from '@quad/core';",
     "import { startTestApp } from '@quad/core/testing';",
     "import { Type } from '@sinclair/typebox';",
+    "import { useApi } from '@quad/web/sdk';",
+    "import { Sidebar } from '@quad/web/src/shell/sidebar.js';",
   ].join('\n');
   const verdicts = specifiers(source).map((spec) => [spec, importProblem(file, pkg, spec, workspace) !== null]);
   t.same(verdicts, [
@@ -95,6 +98,7 @@ t.test('the check catches each kind of import it forbids', async (t) => {
     ['../../../test/fakes/discord/index.js', true], ['../../../core/src/auth/token-admin.js', true],
     ['@quad/core/src/modules/registry.js', true], ['quad-plugin-hello', true], ['./setup.js', false],
     ['@quad/core', false], ['@quad/core/testing', false], ['@sinclair/typebox', false],
+    ['@quad/web/sdk', false], ['@quad/web/src/shell/sidebar.js', true],
   ]);
 });
 

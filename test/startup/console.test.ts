@@ -22,6 +22,8 @@ t.test('embedded database: the banner, a clean console and a quiet Ctrl-C', asyn
   }, 'the banner names the API, the MCP server and, with no org yet, the command that adds one');
   t.equal(banner.docs, `${banner.api}/docs`);
   t.equal((await fetch(banner.docs as string)).status, 200, 'the docs answer where the banner says');
+  t.equal(banner.dashboard, `${banner.api}/dashboard/`);
+  t.equal((await fetch(banner.dashboard as string)).status, 200, 'the dashboard answers where the banner says');
   t.equal((await fetch(`${banner.api}/health`)).status, 200);
   t.equal((await fetch(banner.mcp as string, { method: 'POST' })).status, 401, 'the MCP server answers where the banner says');
 

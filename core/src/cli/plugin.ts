@@ -16,7 +16,7 @@ const TEMPLATE_PATH = './examples/hello-plugin';
 export function definePluginCommands(program: Command, act: Act) {
   const plugin = program.command('plugin').description('write plugins');
   plugin.command('new')
-    .description('write a renamed copy of examples/hello-plugin (a route, scope, tool, job, limit, setting, migration and test)')
+    .description('write a renamed copy of examples/hello-plugin (a route, scope, tool, job, limit, setting, migration, dashboard page and test)')
     .argument('<name>', 'the module id: 2–32 lower-case letters, digits and _, starting with a letter', moduleId)
     .option('--dir <folder>', 'the folder to write it in', 'plugins')
     .action(act(newPlugin));
@@ -61,12 +61,18 @@ async function newPlugin(id: string, options: { dir: string }): Promise<number> 
   const fromCwd = relative(process.cwd(), target).split(sep).join('/');
   const path = fromCwd.startsWith('..') ? fromCwd : `./${fromCwd}`;
   mkdirSync(resolve(options.dir), { recursive: true });
-  cpSync(TEMPLATE, target, { recursive: true, filter: (from) => !from.split(sep).includes('node_modules') });
+  // Not what installs and builds make (the page bundle in web/dist/ is built from the renamed web/index.tsx).
+  cpSync(TEMPLATE, target, { recursive: true, filter: (from) => !from.split(sep).some((part) => part === 'node_modules' || part === 'dist') });
   renameTree(target, id, path);
   print(`wrote ${path}: module "${id}", package quad-plugin-${nameForms(id).kebab}`);
   tell(`next: add "${path}" to PLUGINS_EXTRA (config/local.json, or PLUGINS_EXTRA=${path} in the environment), then quad run`);
   tell(`      npx tap ${path}/test   (its tests)   npm run typecheck`);
-  if (path.startsWith('./plugins/')) tell('      npm install   (adds it to the workspaces in package-lock.json, so npm ci keeps working)');
+  if (path.startsWith('./plugins/')) {
+    tell('      npm install   (adds it to the workspaces in package-lock.json, so npm ci keeps working)');
+    tell('      npm run build   (also builds its dashboard page, web/index.tsx, into web/dist/)');
+  } else {
+    tell(`      its dashboard page: buildPluginPages({ entry: '${path}/web/index.tsx', outdir: '${path}/web/dist' }) of @quad/web/build`);
+  }
   return 0;
 }
 

@@ -9,12 +9,13 @@ import { User } from '../entities.js';
 import { createPolicies, bearerToken } from '../policies.js';
 import { writeSession } from '../session.js';
 import { ErrorBody, OrgParams } from '../../http/schemas.js';
+import { dashboardUrl } from '../../http/web.js';
 import { beginDiscordSignIn, checkSignInState, discordUserOfCode, memberRedirectUri, rememberDiscordUser, secureCookies } from './shared.js';
 
-/** Only send browsers back to our own clients. */
+/** Only send browsers back to our own clients (the dashboard and store pages this service serves, by default). */
 function safeNext(app: FastifyInstance, next: string | undefined): string | undefined {
   if (!next) return undefined;
-  const allowed = [app.quad.settings.DASHBOARD_URL, app.quad.settings.CLIENT_URL].filter(Boolean).map((u) => new URL(u!).origin);
+  const allowed = [dashboardUrl(app.quad.settings), app.quad.settings.CLIENT_URL].filter(Boolean).map((u) => new URL(u!).origin);
   try {
     return allowed.includes(new URL(next).origin) ? next : undefined;
   } catch {

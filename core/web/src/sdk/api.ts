@@ -1,3 +1,4 @@
+/// <reference path="../env.d.ts" />
 // The one request layer of the dashboard and of plugin pages. Every call to the API goes through apiFetch:
 // - it sends the officer's access token;
 // - a 403 token_expired (the access token is 30 minutes old) refreshes the token ONCE for every request that

@@ -57,10 +57,9 @@ function useCurrentOrg(orgs: OrgChoice[]): [OrgChoice, (prefix: string) => void]
   const [params, setParams] = useSearchParams();
   const find = (prefix: string | null) => orgs.find((o) => o.prefix.toLowerCase() === prefix?.toLowerCase());
   const [prefix, setPrefix] = useState(() => (find(rememberedOrg()) ?? find(localStorage.getItem(ORG_KEY)) ?? orgs[0]!).prefix);
-  const choose = (next: string) => {
-    localStorage.setItem(ORG_KEY, next);
-    setPrefix(next);
-  };
+  const choose = (next: string) => setPrefix(next);
+  // Remembered for the next visit (and loaded with `me` then).
+  useEffect(() => localStorage.setItem(ORG_KEY, prefix), [prefix]);
   // An org named in the address becomes the choice, and leaves the address.
   useEffect(() => {
     const named = find(params.get('org'));

@@ -1,0 +1,82 @@
+// Browser tests: the real service (listening on loopback, with the fake Discord of the signed-in world) and Debian's
+// Chromium driven by playwright-core. `startBrowserWorld(t)` gives both; `world.open()` a fresh page (its own
+// cookies and storage); `world.signIn(page)` signs the officer in through the whole OAuth flow, clicking the
+// dashboard's own button. Pages record their console errors and uncaught exceptions: `world.problems(page)`.
+// The dashboard is built by tap's `before` script (scripts/build-web.mjs) and by `npm test`'s pretest step installs
+// Chromium (.ci/setup-browser.sh).
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startSignInWorld, type SignInWorld, type TestAppOptions, type TeardownHost } from '@quad/core/testing';
+import { freePort } from '../startup/support.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+
+export interface BrowserWorld extends SignInWorld {
+  /** http://127.0.0.1:<port>, where the service listens (and the dashboard is served). */
+  base: string;
+  browser: Browser;
+  /** A new page in a new browser context, 1280×800. */
+  open(): Promise<Page>;
+  /** Sign in as `userId` (default the officer) from the sign-in page; resolves on the Overview. */
+  signIn(page: Page, userId?: string): Promise<void>;
+  /** The console errors (but failed requests) and uncaught exceptions the page has had. */
+  problems(page: Page): string[];
+  /** Save a screenshot under test/browser/screenshots/<name>.png (git-ignored). */
+  screenshot(page: Page, name: string): Promise<void>;
+}
+
+type Options = TestAppOptions & { orgModules?: Record<string, boolean> };
+
+/** The world's service on a port known before it starts (the OAuth redirect names it); another try if it is taken. */
+async function listeningWorld(t: TeardownHost, options: Options): Promise<{ world: SignInWorld; base: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      const world = await startSignInWorld(t, {
+        ...options, listen: true, port,
+        // DASHBOARD_URL unset: sign-in comes back to the dashboard this service serves.
+        config: { REDIRECT_URI: `${base}/api/auth/callback`, DASHBOARD_URL: undefined, ...options.config },
+      });
+      return { world, base };
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EADDRINUSE' || attempt === 3) throw err;
+    }
+  }
+}
+
+export async function startBrowserWorld(t: TeardownHost, options: Options = {}): Promise<BrowserWorld> {
+  const { world, base } = await listeningWorld(t, options);
+  // As root Chromium needs --no-sandbox.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  t.teardown(() => browser.close());
+  const problems = new WeakMap<Page, string[]>();
+
+  return {
+    ...world, base, browser,
+    async open() {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: base });
+      const page = await context.newPage();
+      const seen: string[] = [];
+      problems.set(page, seen);
+      // A refused request is the browser's console error too ("Failed to load resource"): tests assert answers
+      // themselves; everything else (React's warnings, failed imports) is a problem.
+      page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) seen.push(`console: ${m.text()}`); });
+      page.on('pageerror', (e) => seen.push(`uncaught: ${e.message}`));
+      return page;
+    },
+    async signIn(page, userId = world.officer.id) {
+      world.discord.signInAs(userId);
+      await page.goto('/dashboard/');
+      await page.getByRole('link', { name: 'Sign in with Discord' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    },
+    problems: (page) => problems.get(page) ?? [],
+    async screenshot(page, name) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+    },
+  };
+}
