@@ -23,6 +23,8 @@ export default defineConfig({
       input: { index: here('index.html'), store: here('store/index.html'), ...sharedInputs() },
       // The shared modules are entries whose exports plugin bundles import.
       preserveEntrySignatures: 'exports-only',
+      // Shared chunks are named by their hash alone (a chunk's first module's name misleads).
+      output: { chunkFileNames: 'assets/chunk-[hash].js' },
     },
   },
   server: {

@@ -144,7 +144,7 @@ t.test('the dashboard shell', async (t) => {
     const ieee = await world.quad.createOrg({ prefix: 'ieee', name: 'IEEE', discordGuildId: guild.id, officerRoleId: role.id, modules: {} });
     const page = await world.open();
     await world.signIn(page);
-    const switcher = page.getByLabel('Organisation');
+    const switcher = page.getByRole('combobox', { name: 'Organisation' });
     t.same(await switcher.locator('option').allTextContents(), ['ACM', 'IEEE'], 'the officer\'s orgs');
     await page.getByRole('link', { name: 'Greetings' }).waitFor();
 

@@ -8,11 +8,12 @@
 // server the import map points at the same entries, served from source.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 
 type Kind = 'commonjs' | 'module' | 'sdk';
 export const SHARED: Record<string, Kind> = JSON.parse(readFileSync(new URL('../shared-modules.json', import.meta.url), 'utf8'));
-const SDK_ENTRY = new URL('../src/sdk/index.ts', import.meta.url).pathname;
+const SDK_ENTRY = fileURLToPath(new URL('../src/sdk/index.ts', import.meta.url));
 const PREFIX = 'quad-shared:';
 const requireHere = createRequire(import.meta.url);
 

@@ -46,7 +46,6 @@ export function Sidebar({ groups, collapsed, onToggle, orgs, onSwitch, username 
         <button type="button" className="q-link-button" onClick={() => void signOut()} title="Sign out">
           <span className="q-rail-hidden">Sign out</span>
           <span className="q-rail-only" aria-hidden="true">⏻</span>
-          <span className="q-rail-only q-visually-hidden">Sign out</span>
         </button>
       </div>
     </nav>

@@ -1,13 +1,15 @@
 // The member store pages (store/index.html): /store/<org> and /store/<org>/login. The route and the page exist;
 // the catalog, cart, points and sign-in come with the store pages' change.
-import { StrictMode } from 'react';
+import { StrictMode, useEffect } from 'react';
 import { createRoot } from 'react-dom/client';
 import '../styles.css';
 
 function StorePage() {
   const [, , org = '', view] = window.location.pathname.split('/');
   const login = view === 'login';
-  document.title = login ? `Sign in · ${org} store` : `${org} store`;
+  useEffect(() => {
+    document.title = login ? `Sign in · ${org} store` : `${org} store`;
+  }, [login, org]);
   return (
     <main className="q-store" id="content">
       <h1>{login ? 'Sign in to the store' : 'Store'}</h1>
