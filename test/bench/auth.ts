@@ -1,5 +1,5 @@
 // Auth benchmark: req/s on loopback, measured in one run with autocannon, at the production log level (`info`,
-// lines written synchronously to /dev/null), of
+// lines written to /dev/null the way production writes them to stdout: buffered, see log.ts), of
 //   (a) an officer-authenticated JSON route that reads nothing from the database (JWT verify, revocation list,
 //       cached org and cached access check),
 //   (b) an officer route making one core lookup (the org by prefix, as on an org-cache miss),
@@ -9,11 +9,10 @@
 // Run: npm run bench:auth [-- --seconds 5 --connections 10]
 import Fastify from 'fastify';
 import pg from 'pg';
-import { pino } from 'pino';
 import { defineModule, Type, type RoutesPlugin } from '@quad/core';
 import { User } from '../../core/src/auth/entities.js';
 import type { OfficerCaller } from '../../core/src/auth/callers.js';
-import { createLogger } from '../../core/src/log.js';
+import { createLogger, logDestination } from '../../core/src/log.js';
 import { startSignInWorld } from '../support/sign-in.js';
 import { measureTargets, serveTargets, type Target } from './harness.js';
 
@@ -36,7 +35,7 @@ const benchRoutes: RoutesPlugin = async (app) => {
 const bench = defineModule({ name: 'bench', title: 'Bench', description: 'Benchmark routes', category: 'Tests', routes: benchRoutes });
 
 async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
-  const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: true }));
+  const logger = createLogger('info', logDestination('/dev/null'));
   const world = await startSignInWorld({ teardown }, { plugins: [bench], listen: true, orgModules: { bench: true }, logger: logger as never });
   await world.quad.orm.em.fork().getConnection().execute(`insert into users (chat_user_id, username) values ('${world.officer.id}', 'ada')`);
   const token = world.quad.api.jwt.sign({ username: 'ada', chat_user_id: world.officer.id, type: 'access', jti: 'bench' }, { iss: 'quad', expiresIn: 3600 } as never);
