@@ -61,7 +61,12 @@ async function newPlugin(id: string, options: { dir: string }): Promise<number> 
   const fromCwd = relative(process.cwd(), target).split(sep).join('/');
   const path = fromCwd.startsWith('..') ? fromCwd : `./${fromCwd}`;
   mkdirSync(resolve(options.dir), { recursive: true });
-  cpSync(TEMPLATE, target, { recursive: true, filter: (from) => !from.split(sep).includes('node_modules') });
+  // Not the template's installed packages, nor its build (dist/, hello's JavaScript under the old names): the
+  // copy is built from its own renamed source.
+  cpSync(TEMPLATE, target, {
+    recursive: true,
+    filter: (from) => !from.split(sep).includes('node_modules') && relative(TEMPLATE, from).split(sep)[0] !== 'dist',
+  });
   renameTree(target, id, path);
   print(`wrote ${path}: module "${id}", package quad-plugin-${nameForms(id).kebab}`);
   tell(`next: add "${path}" to PLUGINS_EXTRA (config/local.json, or PLUGINS_EXTRA=${path} in the environment), then quad run`);
