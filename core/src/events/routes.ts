@@ -1,11 +1,12 @@
 // The Activity page (officers of the org): notifications (events and problems) and errors with filters and
-// paging, resolve / reopen / delete on many selected rows at once, the audit log (changes) and the job-run log.
+// paging, resolve / reopen / delete on many selected rows at once, the audit log (changes), the job-run log and the
+// retry of a failed run.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEntry, ErrorEntry, JobRun, Notification, type NotificationEntity, type ErrorEntryEntity } from '../entities/logs.js';
-import { badRequest } from '../http/errors.js';
-import { BigId, ErrorBody, OrgParams, pageOf, pageWindow, pagingQuery } from '../http/schemas.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
+import { BigId, ErrorBody, OrgParams, orgParams, pageOf, pageWindow, pagingQuery } from '../http/schemas.js';
 import { EVENT_RETENTION_DAYS } from './events.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -265,5 +266,37 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       orderBy: { id: 'desc' }, ...pageWindow({ page, per_page }),
     });
     return { items: rows.map(jobRunView), page, per_page, total };
+  });
+
+  app.post('/api/dashboard/:org/job-runs/:id/retry', {
+    config: { auth },
+    schema: {
+      tags, security, params: orgParams({ id: BigId }),
+      summary: 'Run a failed job again, with the same payload, as a new run (once per failed run)',
+      response: { 201: Type.Object({ run: JobRunView, retry_of: Type.Integer() }), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const org = request.org!;
+    const run = await request.em.transactional(async (em) => {
+      // The row lock makes two retries of one run (a double click, two officers) take turns: the second sees the first.
+      const [row] = await em.execute<{ id: string | number; name: string; status: string; payload: Record<string, unknown> }[]>(
+        'select id, name, status, payload from job_runs where organization_id = ? and id = ? for update', [org.id, request.params.id]);
+      if (!row) throw notFound('No such job run', 'run_not_found');
+      if (row.status !== 'failed') throw conflict(`Only a failed run can be retried; this one is ${row.status}`, 'run_not_failed', { status: row.status });
+      const job = app.quad.registry.jobs.get(row.name);
+      if (!job) throw conflict(`${row.name} is no longer declared by a loaded module`, 'job_unavailable');
+      if (!app.quad.registry.isEnabled(org.modules as Record<string, boolean>, job.module)) {
+        throw conflict(`The ${job.module} module is off for this org`, 'module_off', { module: job.module });
+      }
+      const [earlier] = await em.execute<{ retry: string }[]>(
+        `select details->>'retry' as retry from audit_log
+          where organization_id = ? and action = 'job_runs.retry' and details->>'run' = ? limit 1`, [org.id, String(row.id)]);
+      if (earlier) throw conflict(`This run was already retried as run ${earlier.retry}`, 'already_retried', { retry: Number(earlier.retry) });
+      // startJob answers 409 job_running when the job runs one at a time and a run of it is queued or running.
+      const started = await app.quad.startJob(em, row.name, row.payload, { orgId: org.id });
+      await request.audit(em, 'job_runs.retry', { run: Number(row.id), retry: started.runId, job: row.name });
+      return em.findOneOrFail(JobRun, { id: started.runId });
+    });
+    return reply.code(201).send({ run: jobRunView(run), retry_of: request.params.id });
   });
 };

@@ -9,9 +9,11 @@ import { Page } from '../sdk/ui/page.js';
 import { EmptyState } from '../sdk/ui/empty-state.js';
 import { signOut } from '../sdk/api.js';
 import { Button } from '../sdk/ui/button.js';
+import { Activity } from '../pages/activity.js';
 import { Explore } from '../pages/explore.js';
 import { Overview } from '../pages/overview.js';
 import { PlaceholderPage } from '../pages/placeholder.js';
+import { Tokens } from '../pages/tokens.js';
 import { ModuleOff, NotFound } from '../pages/not-found.js';
 import { accentOf, brandingPath, contrastOn } from './branding.js';
 import { findPage, listingPath, navGroups, type Listing } from './listing.js';
@@ -101,8 +103,8 @@ function Pages({ listing, listingError, superadmin }: { listing: Listing | undef
     <Routes>
       <Route index element={<Overview />} />
       <Route path="explore" element={<Explore />} />
-      <Route path="activity" element={<PlaceholderPage title="Activity" />} />
-      <Route path="tokens" element={<PlaceholderPage title="Tokens" />} />
+      <Route path="activity" element={<Activity />} />
+      <Route path="tokens" element={<Tokens />} />
       <Route path="settings" element={<PlaceholderPage title="Settings" />} />
       <Route path="superadmin" element={superadmin ? <PlaceholderPage title="Superadmin" /> : (
         <PlaceholderPage title="Superadmin"><EmptyState title="Superadmins only">This page is for the service's superadmins.</EmptyState></PlaceholderPage>
