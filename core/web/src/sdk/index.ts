@@ -16,3 +16,4 @@ export { Page } from './ui/page.js';
 export { Tabs, tabId, type Tab } from './ui/tabs.js';
 export { ErrorNote, Loading } from './ui/notes.js';
 export type { PageProps } from './page-props.js';
+export { UsageBar, NEAR_LIMIT } from './ui/usage-bar.js';
