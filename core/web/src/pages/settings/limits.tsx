@@ -38,7 +38,7 @@ export function LimitsTab() {
           <Table caption={payer.title} rowKey={(l) => l.key} rows={limits.filter((l) => l.paid_by === payer.id)} columns={[
             { header: 'Limit', cell: (l) => <><div>{l.description}</div><div className="q-code q-hint">{l.key}</div></> },
             { header: 'Counts', cell: (l) => (l.kind === 'rate' ? `Use per ${l.window}` : 'How many are kept') },
-            { header: 'Use / limit', cell: (l) => <UsageBar label={`${l.key} use`} use={l.use} value={l.value} /> },
+            { header: 'Use / limit', cell: (l) => <UsageBar label={`${l.key} use`} use={l.use} value={l.value} near={l.near_limit} /> },
             { header: 'From', cell: (l) => SOURCES[l.source] },
             { header: 'Resets', cell: (l) => (l.resets_at ? new Date(l.resets_at).toLocaleString() : '') },
           ]} />

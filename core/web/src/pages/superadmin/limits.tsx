@@ -48,7 +48,7 @@ export function OverridesTab() {
           {org.limits.length === 0 ? <p className="q-hint">None of its modules that are on has a limit.</p> : (
             <Table caption={`Limits of ${org.prefix}`} rowKey={(l) => l.key} rows={org.limits} columns={[
               { header: 'Limit', cell: (l) => <><div className="q-code">{l.key}</div><div className="q-hint">{l.kind === 'rate' ? `per ${l.window}` : 'kept'} · {l.paid_by}</div></> },
-              { header: 'Use / limit', cell: (l) => <UsageBar label={`${org.prefix} ${l.key} use`} use={l.use} value={l.value} /> },
+              { header: 'Use / limit', cell: (l) => <UsageBar label={`${org.prefix} ${l.key} use`} use={l.use} value={l.value} near={l.near_limit} /> },
               { header: 'Default', cell: (l) => (l.default === null ? 'no limit' : l.default.toLocaleString()), numeric: true },
               { header: 'Override', cell: (l) => <OverrideEditor org={org} limit={l} /> },
             ]} />
