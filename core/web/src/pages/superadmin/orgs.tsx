@@ -1,6 +1,6 @@
 // Superadmin → Orgs: every org with its server, officer role and publisher switch; add one for a server the bot is
 // in; change its officer role (from the server's roles); remove it after typing its prefix.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { apiFetch } from '../../sdk/api.js';
 import { invalidateApi, useApi } from '../../sdk/query.js';
 import { Button } from '../../sdk/ui/button.js';
@@ -29,16 +29,6 @@ export function OrgsTab() {
   if (orgs.error || guilds.error) return <AdminError error={orgs.error ?? guilds.error} />;
   const serverName = new Map(guilds.data.guilds.map((g) => [g.id, g.name]));
 
-  const setPublisher = async (org: AdminOrg, publisher: boolean) => {
-    setFailure(null);
-    try {
-      await apiFetch(`/api/superadmin/publishers/${org.id}`, { method: 'PUT', body: { publisher } });
-      await invalidateApi(ORGS_PATH);
-    } catch (error) {
-      setFailure({ prefix: org.prefix, error });
-    }
-  };
-
   return (
     <>
       <Card title="Orgs">
@@ -48,29 +38,44 @@ export function OrgsTab() {
             { header: 'Name', cell: 'name' },
             { header: 'Server', cell: (o) => (o.guild_id ? serverName.get(o.guild_id) ?? <span className="q-code">{o.guild_id}</span> : 'none') },
             { header: 'Officer role', cell: (o) => <OfficerRole org={o} /> },
-            {
-              header: 'Publisher', cell: (o) => (
-                <label className="q-switch">
-                  <input type="checkbox" role="switch" checked={o.publisher} aria-label={`${o.prefix} publishes shared content`}
-                    onChange={(e) => void setPublisher(o, e.target.checked)} />
-                  {o.publisher ? 'Yes' : 'No'}
-                </label>
-              ),
-            },
+            { header: 'Publisher', cell: (o) => <PublisherSwitch org={o} onFailure={(error) => setFailure({ prefix: o.prefix, error })} /> },
             { header: 'Remove', cell: (o) => <Button variant="danger" aria-label={`Remove ${o.prefix}`} onClick={() => { setFailure(null); setRemoving(o); }}>Remove</Button> },
           ]} />
         )}
         {failure && <AdminError title={`${failure.prefix} was not changed`} error={failure.error} />}
       </Card>
-      <AddOrg guilds={guilds.data.guilds} />
+      <AddOrg guilds={guilds.data.guilds} refreshing={guilds.isFetching} onRefresh={() => void guilds.refetch()} />
       <RemoveOrg org={removing} onDone={() => setRemoving(null)} />
     </>
   );
 }
 
+/** The publisher switch shows the change at once; it goes back if the API refuses it. */
+function PublisherSwitch({ org, onFailure }: { org: AdminOrg; onFailure: (error: unknown) => void }) {
+  const [on, setOn] = useState(org.publisher);
+  useEffect(() => setOn(org.publisher), [org.publisher]);
+  const turn = async (publisher: boolean) => {
+    setOn(publisher);
+    try {
+      await apiFetch(`/api/superadmin/publishers/${org.id}`, { method: 'PUT', body: { publisher } });
+      await invalidateApi(ORGS_PATH);
+    } catch (error) {
+      setOn(!publisher);
+      onFailure(error);
+    }
+  };
+  return (
+    <label className="q-switch">
+      <input type="checkbox" role="switch" checked={on} aria-label={`${org.prefix} publishes shared content`} onChange={(e) => void turn(e.target.checked)} />
+      {on ? 'Yes' : 'No'}
+    </label>
+  );
+}
+
 function OfficerRole({ org }: { org: AdminOrg }) {
   const [editing, setEditing] = useState(false);
-  const roles = useApi<{ roles: Role[] }>(editing ? `/api/superadmin/orgs/${org.prefix}/roles` : null);
+  // The server's roles name the officer role (and are the choices when changing it).
+  const roles = useApi<{ roles: Role[] }>(org.guild_id ? `/api/superadmin/orgs/${org.prefix}/roles` : null);
   const [choice, setChoice] = useState<string | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
@@ -78,8 +83,9 @@ function OfficerRole({ org }: { org: AdminOrg }) {
 
   if (!editing) {
     return (
-      <span className="q-inline-form">
-        <span className="q-code">{org.officer_role_id ?? 'none'}</span>
+      <span className="q-inline-form q-inline-center">
+        {org.officer_role_id === null ? <span>none</span>
+          : current ? <span>{current.name}</span> : <span className="q-code" title="not a role of the server now">{org.officer_role_id}</span>}
         <Button onClick={() => { setChoice(null); setFailure(null); setEditing(true); }} aria-label={`Change the officer role of ${org.prefix}`} disabled={!org.guild_id}>Change</Button>
       </span>
     );
@@ -115,7 +121,7 @@ function OfficerRole({ org }: { org: AdminOrg }) {
   );
 }
 
-function AddOrg({ guilds }: { guilds: Guild[] }) {
+function AddOrg({ guilds, refreshing, onRefresh }: { guilds: Guild[]; refreshing: boolean; onRefresh: () => void }) {
   const free = guilds.filter((g) => g.org === null);
   const [draft, setDraft] = useState({ prefix: '', name: '', guild_id: '', description: '' });
   const [saving, setSaving] = useState(false);
@@ -157,6 +163,8 @@ function AddOrg({ guilds }: { guilds: Guild[] }) {
           <option value="">Choose a server…</option>
           {free.map((g) => <option key={g.id} value={g.id}>{g.name}</option>)}
         </Field>
+        {/* The bot may have joined a server since the list was read. */}
+        <Button onClick={onRefresh} disabled={refreshing}>{refreshing ? 'Refreshing servers…' : 'Refresh servers'}</Button>
         <Field as="textarea" label="Description (optional)" value={draft.description} onChange={(e) => set({ description: e.target.value })} maxLength={2000} rows={2} />
         <p className="q-hint">Choose its officer role in the list once it is added: until then only the superadmin can open it.</p>
         {failure !== null && <AdminError title="Not added" error={failure} />}
