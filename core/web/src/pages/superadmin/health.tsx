@@ -26,7 +26,7 @@ export function bytes(n: number): string {
   return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
 }
 
-const percent = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)} %` : '');
+const percent = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}\u00A0%` : '');
 
 export function HealthTab() {
   const health = useApi<Health>('/api/superadmin/health', { refetchInterval: REFRESH_MS });
