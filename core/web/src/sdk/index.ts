@@ -18,3 +18,4 @@ export { ErrorNote, Loading } from './ui/notes.js';
 export type { PageProps } from './page-props.js';
 export { LineChart, summarize } from './ui/line-chart.js';
 export { usePagedApi, type PageAnswer } from './paged.js';
+export { UsageBar, NEAR_LIMIT } from './ui/usage-bar.js';

@@ -6,14 +6,14 @@ import { prefetchApi, useApi } from '../sdk/query.js';
 import { OrgContext, type Branding, type CurrentOrg } from '../sdk/org.js';
 import { ErrorNote, Loading } from '../sdk/ui/notes.js';
 import { Page } from '../sdk/ui/page.js';
-import { EmptyState } from '../sdk/ui/empty-state.js';
 import { signOut } from '../sdk/api.js';
 import { Button } from '../sdk/ui/button.js';
 import { Activity } from '../pages/activity.js';
 import { Explore } from '../pages/explore.js';
 import { Overview } from '../pages/overview.js';
-import { PlaceholderPage } from '../pages/placeholder.js';
 import { Tokens } from '../pages/tokens.js';
+import { Settings } from '../pages/settings.js';
+import { Superadmin } from '../pages/superadmin.js';
 import { ModuleOff, NotFound } from '../pages/not-found.js';
 import { accentOf, brandingPath, contrastOn } from './branding.js';
 import { findPage, listingPath, navGroups, type Listing } from './listing.js';
@@ -105,10 +105,8 @@ function Pages({ listing, listingError, superadmin }: { listing: Listing | undef
       <Route path="explore" element={<Explore />} />
       <Route path="activity" element={<Activity />} />
       <Route path="tokens" element={<Tokens />} />
-      <Route path="settings" element={<PlaceholderPage title="Settings" />} />
-      <Route path="superadmin" element={superadmin ? <PlaceholderPage title="Superadmin" /> : (
-        <PlaceholderPage title="Superadmin"><EmptyState title="Superadmins only">This page is for the service's superadmins.</EmptyState></PlaceholderPage>
-      )} />
+      <Route path="settings" element={<Settings />} />
+      <Route path="superadmin" element={<Superadmin allowed={superadmin} />} />
       <Route path=":page/*" element={<ModulePage listing={listing} listingError={listingError} />} />
     </Routes>
   );
