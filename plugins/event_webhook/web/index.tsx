@@ -36,6 +36,8 @@ export function EventsPage(_props: PageProps) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [tested, setTested] = useState<{ name: string; answer: TestAnswer } | null>(null);
+  // Said here, not in the form: saving an edit swaps the form back to adding.
+  const [saved, setSaved] = useState<string | null>(null);
 
   async function act(what: () => Promise<void>) {
     setBusy(true); setError(null);
@@ -69,7 +71,8 @@ export function EventsPage(_props: PageProps) {
       {listing.isPending ? <Loading /> : listing.error ? <ErrorNote error={listing.error} /> : (
         <>
           <WebhookForm key={editing?.id ?? 'new'} webhook={editing} kinds={data!.events} full={data!.limit.value !== null && data!.limit.use >= data!.limit.value}
-            onDone={() => setEditing(null)} />
+            onDone={() => setEditing(null)} onSaved={setSaved} />
+          {saved && <p role="status" style={ok}>{saved}</p>}
           <Card title="Webhooks" actions={data!.limit.value !== null && <span className="q-hint">{data!.limit.use} of {data!.limit.value}</span>}>
             {error !== null && <ErrorNote error={error} title="That did not work" />}
             {tested && (
@@ -110,27 +113,28 @@ export function EventsPage(_props: PageProps) {
 }
 
 /** Add a webhook, or change the one being edited (a blank URL keeps the stored one). */
-function WebhookForm({ webhook, kinds, full, onDone }: { webhook: Webhook | null; kinds: EventKind[]; full: boolean; onDone: () => void }) {
+function WebhookForm({ webhook, kinds, full, onDone, onSaved }: {
+  webhook: Webhook | null; kinds: EventKind[]; full: boolean; onDone: () => void; onSaved: (said: string | null) => void;
+}) {
   const org = useOrg();
   const [name, setName] = useState(webhook?.name ?? '');
   const [destination, setDestination] = useState('');
   const [events, setEvents] = useState<string[]>(webhook?.events ?? []);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
   const toggle = (kind: string) => setEvents((list) => (list.includes(kind) ? list.filter((k) => k !== kind) : [...list, kind]));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null); setDone(null);
+    setBusy(true); setError(null); onSaved(null);
     try {
       const body = { name: name.trim(), events, ...(destination.trim() && { destination: destination.trim() }) };
       if (webhook) {
         await apiFetch(`${listPath(org.prefix)}/${webhook.id}`, { method: 'PUT', body });
-        setDone(`Saved ${body.name}.`);
+        onSaved(`Saved ${body.name}.`);
       } else {
         await apiFetch(listPath(org.prefix), { method: 'POST', body });
-        setDone(`Added ${body.name}.`);
+        onSaved(`Added ${body.name}.`);
         setName(''); setDestination(''); setEvents([]);
       }
       await refresh(org.prefix);
@@ -166,7 +170,6 @@ function WebhookForm({ webhook, kinds, full, onDone }: { webhook: Webhook | null
         {!webhook && full && <p className="q-hint">The org has as many webhooks as its limit allows.</p>}
       </form>
       {error !== null && <ErrorNote error={error} title={webhook ? 'Not saved' : 'Not added'} />}
-      {done && <p role="status" style={ok}>{done}</p>}
     </Card>
   );
 }

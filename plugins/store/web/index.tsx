@@ -65,6 +65,8 @@ function ProductsTab() {
   const [asking, setAsking] = useState<Product | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  // Said here, not in the form: saving an edit swaps the form back to adding.
+  const [saved, setSaved] = useState<string | null>(null);
 
   async function remove(p: Product) {
     setBusy(true); setError(null);
@@ -82,7 +84,8 @@ function ProductsTab() {
   const list = products.data?.products ?? [];
   return (
     <>
-      <ProductForm key={editing?.id ?? 'new'} product={editing} onDone={() => setEditing(null)} />
+      <ProductForm key={editing?.id ?? 'new'} product={editing} onDone={() => setEditing(null)} onSaved={setSaved} />
+      {saved && <p role="status" style={ok}>{saved}</p>}
       <Card title="Products">
         {error !== null && <ErrorNote error={error} title="The product was not deleted" />}
         {products.isPending ? <Loading /> : products.error ? <ErrorNote error={products.error} /> : list.length === 0
@@ -115,17 +118,16 @@ function ProductsTab() {
 }
 
 /** Add a product (stock 1 or more), or change the one being edited. */
-function ProductForm({ product, onDone }: { product: Product | null; onDone: () => void }) {
+function ProductForm({ product, onDone, onSaved }: { product: Product | null; onDone: () => void; onSaved: (said: string | null) => void }) {
   const org = useOrg();
   const [draft, setDraft] = useState<Draft>(product ? draftOf(product) : EMPTY);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState<string | null>(null);
   const set = (key: keyof Draft) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [key]: e.target.value }));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null); setDone(null);
+    setBusy(true); setError(null); onSaved(null);
     const body = {
       name: draft.name.trim(), price: Number(draft.price), stock: Number(draft.stock), category: draft.category.trim(),
       description: draft.description, image_url: draft.image_url.trim() || null,
@@ -133,11 +135,11 @@ function ProductForm({ product, onDone }: { product: Product | null; onDone: () 
     try {
       if (product) {
         await apiFetch(`/api/storefront/${org.prefix}/products/${product.id}`, { method: 'PUT', body });
-        setDone(`Saved ${body.name}.`);
+        onSaved(`Saved ${body.name}.`);
       } else {
         const { image_url, ...rest } = body;
         await apiFetch(`/api/storefront/${org.prefix}/products`, { method: 'POST', body: image_url ? body : rest });
-        setDone(`Added ${body.name}.`);
+        onSaved(`Added ${body.name}.`);
         setDraft(EMPTY);
       }
       await refresh(org.prefix);
@@ -169,7 +171,6 @@ function ProductForm({ product, onDone }: { product: Product | null; onDone: () 
         </span>
       </form>
       {error !== null && <ErrorNote error={error} title={product ? 'Not saved' : 'Not added'} />}
-      {done && <p role="status" style={ok}>{done}</p>}
     </Card>
   );
 }

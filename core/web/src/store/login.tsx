@@ -3,7 +3,7 @@
 // (`#session_token=<JWT>&email=<address>`; a fragment never reaches a server or its logs). The page takes the token
 // out of the address at once, and `POST /api/points/<org>/member_login {email}` checks that the token proves that
 // email; then the member is signed in (member-session.ts) and goes to the store.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../sdk/api.js';
 import { Button } from '../sdk/ui/button.js';
 import { Field } from '../sdk/ui/field.js';
@@ -19,7 +19,8 @@ function takeHandoff(): { token: string | null; email: string } {
   return { token, email: params.get('email') ?? '' };
 }
 
-const handoff = takeHandoff();
+// Read before the first render, so the token is out of the address (and the history) at once.
+const firstHandoff = takeHandoff();
 
 function loginError(err: unknown): string {
   if (err instanceof ApiError) {
@@ -33,11 +34,23 @@ function loginError(err: unknown): string {
 
 export function LoginPage({ org }: { org: string }) {
   const store = `/store/${encodeURIComponent(org)}`;
-  const [token] = useState(handoff.token);
-  const [email, setEmail] = useState(handoff.email);
+  const [token, setToken] = useState(firstHandoff.token);
+  const [email, setEmail] = useState(firstHandoff.email);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [signedIn, setSignedIn] = useState(getMemberSession(org));
+  // A hand-over to the page already open (only the fragment changed, so the page did not load again).
+  useEffect(() => {
+    const taken = () => {
+      if (!window.location.hash.includes('session_token=')) return;
+      const next = takeHandoff();
+      setToken(next.token);
+      if (next.email) setEmail(next.email);
+      setError(null);
+    };
+    window.addEventListener('hashchange', taken);
+    return () => window.removeEventListener('hashchange', taken);
+  }, []);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
