@@ -32,7 +32,7 @@ const refresh = (prefix: string) => Promise.all([invalidateApi(`/api/points/${pr
 export function PointsPage(_props: PageProps) {
   return (
     <Page title="Points">
-      <div className="q-card-grid">
+      <div className="q-card-grid" style={{ marginBottom: 16 }}>
         <AwardCard />
         <CheckinCard />
       </div>
@@ -184,7 +184,7 @@ function MembersCard() {
         : (
           <>
             <Table caption="Members" rows={rows} rowKey={(m) => m.user_id} columns={[
-              { header: 'Member', cell: (m) => nameOf(m) },
+              { header: 'Discord', cell: (m) => m.username ?? m.chat_user_id ?? '' },
               { header: 'Email', cell: (m) => m.email ?? '' },
               { header: 'Student id', cell: (m) => m.student_id ?? '' },
               { header: 'Balance', cell: 'balance', numeric: true },
