@@ -120,6 +120,8 @@ t.test('a member buys with points; the officer ships the order', async (t) => {
     await officer.getByTestId('order-status').filter({ hasText: 'Shipped' }).waitFor();
     t.same(await update.getByLabel('Move to').locator('option').allTextContents(), ['Keep shipped', 'Delivered', 'Cancelled'], 'only the moves left');
     await world.screenshot(officer, 'store-order');
+    await officer.getByRole('link', { name: 'All orders' }).click();
+    await officer.getByRole('table', { name: 'Orders' }).getByRole('row').filter({ hasText: 'Shipped' }).waitFor();
   });
 
   await t.test('the member sees the new status and the message', async (t) => {

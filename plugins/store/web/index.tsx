@@ -1,7 +1,7 @@
 // The store module's dashboard page (/dashboard/store: products and orders; /dashboard/store/orders/<id>: one order)
 // and Overview card, built into web/dist/index.js and loaded by the dashboard at run time. React,
 // @tanstack/react-query and @quad/web/sdk are the dashboard's own. Routes: plugins/store/routes/ (README "Routes").
-import { useState, type CSSProperties, type FormEvent } from 'react';
+import { useEffect, useState, type CSSProperties, type FormEvent } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import {
   Button, Card, ConfirmDialog, DashboardLink, EmptyState, ErrorNote, Field, Loading, Page, Table, Tabs, apiFetch, apiKey, invalidateApi,
@@ -34,13 +34,16 @@ const ok: CSSProperties = { color: 'var(--ok)' };
 const buyerOf = (o: Order) => o.member?.username ?? o.member?.email ?? o.member?.chat_user_id ?? `Member ${o.user_id}`;
 const refresh = (prefix: string) => Promise.all([invalidateApi(`/api/storefront/${prefix}/`), invalidateApi(`/api/dashboard/${prefix}/overview`)]);
 
+const tabOfAddress = () => (new URLSearchParams(window.location.search).get('tab') === 'orders' ? 'orders' : 'products');
 const TABS = [{ id: 'products', label: 'Products' }, { id: 'orders', label: 'Orders' }];
 
 /** The page at /dashboard/store (manifest pages.list[0].component). */
 export function StorePage({ subpath }: PageProps) {
   const go = useDashboardNavigate();
   const order = /^orders\/(\d+)$/.exec(subpath ?? '');
-  const [tab, setTab] = useState(() => (new URLSearchParams(window.location.search).get('tab') === 'orders' ? 'orders' : 'products'));
+  const [tab, setTab] = useState(tabOfAddress);
+  // Back from one order (its "All orders" link opens ?tab=orders): the address says which tab.
+  useEffect(() => { setTab(tabOfAddress()); }, [subpath]);
   if (order) return <OrderPage id={Number(order[1])} />;
   return (
     <Page title="Store">
