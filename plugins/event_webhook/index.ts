@@ -52,4 +52,10 @@ export default defineModule({
   jobs: [deliverJob],
   eventHandlers: [enqueueDeliveries],
   dashboard,
+  // The Events page (outbound webhooks) and Overview card: web/index.tsx, built to web/dist/ (README "Pages").
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'events', title: 'Events', icon: 'bell', component: 'EventsPage' }],
+    overviewCard: 'EventsCard',
+  },
 });

@@ -26,6 +26,12 @@ export default defineModule({
   routes: pointsRoutes,
   daemons: [gatewayDaemon],
   dashboard: pointsDashboard,
+  // The Points page and Overview card: web/index.tsx, built to web/dist/ (README "Pages").
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'points', title: 'Points', icon: 'star', component: 'PointsPage' }],
+    overviewCard: 'PointsCard',
+  },
   settings: Type.Object({
     POINTS_GATEWAY: Type.Boolean({
       default: true,

@@ -27,4 +27,10 @@ export default defineModule({
   // Names the spec pins outside the store's namespace.
   claims: { tables: ['products', 'orders', 'order_items'], events: ['order.created'] },
   dashboard: storeDashboard,
+  // The Store page (products, orders) and Overview card: web/index.tsx, built to web/dist/ (README "Pages").
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'store', title: 'Store', icon: 'bag', component: 'StorePage' }],
+    overviewCard: 'StoreCard',
+  },
 });

@@ -1,22 +1,23 @@
-// The member store pages (store/index.html): /store/<org> and /store/<org>/login. The route and the page exist;
-// the catalog, cart, points and sign-in come with the store pages' change.
-import { StrictMode, useEffect } from 'react';
+// The member store pages (store/index.html), served at /store/<org> (the catalog; a signed-in member's cart, points
+// and orders: storefront.tsx) and /store/<org>/login (the storefront sign-in: login.tsx). No officer chrome: these
+// pages use the storefront routes with the member's identity-provider token, never the officer's tokens.
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { LoginPage } from './login.js';
+import { StorefrontPage } from './storefront.js';
 import '../styles.css';
+import './store.css';
 
-function StorePage() {
-  const [, , org = '', view] = window.location.pathname.split('/');
-  const login = view === 'login';
-  useEffect(() => {
-    document.title = login ? `Sign in · ${org} store` : `${org} store`;
-  }, [login, org]);
+const [, , rawOrg = '', view] = window.location.pathname.split('/');
+const org = decodeURIComponent(rawOrg);
+
+function StoreApp() {
   return (
-    <main className="q-store" id="content">
-      <h1>{login ? 'Sign in to the store' : 'Store'}</h1>
-      <p>The store of <strong>{org}</strong> is on its way.</p>
-      <p>{login ? <a href={`/store/${encodeURIComponent(org)}`}>Back to the store</a> : <a href={`/store/${encodeURIComponent(org)}/login`}>Sign in</a>}</p>
-    </main>
+    <div className="s-app">
+      <a className="q-skip" href="#content">Skip to the content</a>
+      {view === 'login' ? <main id="content" className="s-narrow"><LoginPage org={org} /></main> : <StorefrontPage org={org} />}
+    </div>
   );
 }
 
-createRoot(document.getElementById('root')!).render(<StrictMode><StorePage /></StrictMode>);
+createRoot(document.getElementById('root')!).render(<StrictMode><StoreApp /></StrictMode>);
