@@ -271,7 +271,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/dashboard/:org/job-runs/:id/retry', {
     config: { auth },
     schema: {
-      tags, security, params: orgParams({ id: BigId }),
+      tags, params: orgParams({ id: BigId }),
       summary: 'Run a failed job again, with the same payload, as a new run (once per failed run)',
       response: { 201: Type.Object({ run: JobRunView, retry_of: Type.Integer() }), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
     },
