@@ -8,7 +8,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import fastifyStatic from '@fastify/static';
 import type { Settings } from '../config/schema.js';
 import type { Registry } from '../modules/registry.js';
 import { PLUGIN_PAGES_PREFIX, pagesBuildProblem, pagesFolder } from '../modules/pages.js';
@@ -58,6 +57,8 @@ class BuiltPage {
 
 export function webRoutes(registry: Registry): FastifyPluginAsync {
   return async (app) => {
+    // Loaded with the API only (the CLI's commands import this file too, through the sign-in routes).
+    const { default: fastifyStatic } = await import('@fastify/static');
     const dashboard = new BuiltPage(join(WEB_DIST, 'index.html'));
     const store = new BuiltPage(join(WEB_DIST, 'store', 'index.html'));
     // Always the newest page (its asset names change with each build); the assets themselves never change.
