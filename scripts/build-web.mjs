@@ -6,10 +6,9 @@
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildDashboard, WEB_ROOT } from '../core/web/build/dashboard.mjs';
-import { buildPluginPages } from '../core/web/build/plugin-pages.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const WEB_ROOT = join(ROOT, 'core', 'web');
 const STAMP = '.built';
 /** Installed packages change with every install: a new React version rebuilds the bundles. */
 const INSTALLED = join(ROOT, 'node_modules', '.package-lock.json');
@@ -52,8 +51,10 @@ function pluginPackages() {
 export async function buildWeb({ force = false } = {}) {
   const webDist = join(WEB_ROOT, 'dist');
   const webInputs = ['index.html', 'store', 'src', 'build', 'vite.config.ts', 'shared-modules.json', 'package.json'].map((f) => join(WEB_ROOT, f));
+  // Vite and esbuild are loaded only to build: `npx quad` checks on every start, and nothing changed most times.
   if (force || isStale(webDist, webInputs)) {
     const started = Date.now();
+    const { buildDashboard } = await import('../core/web/build/dashboard.mjs');
     await buildDashboard();
     stamp(webDist);
     console.log(`built ${relative(ROOT, WEB_ROOT)}: the dashboard and store pages -> ${relative(ROOT, webDist)} (${Date.now() - started} ms)`);
@@ -63,6 +64,7 @@ export async function buildWeb({ force = false } = {}) {
     const web = join(pkg, 'web');
     const dist = join(web, 'dist');
     if (!force && !isStale(dist, [web, ...helper])) continue;
+    const { buildPluginPages } = await import('../core/web/build/plugin-pages.mjs');
     await buildPluginPages({ entry: join(web, 'index.tsx'), outdir: dist });
     stamp(dist);
     console.log(`built ${relative(ROOT, pkg)}: its dashboard pages -> ${relative(ROOT, dist)}`);

@@ -5,12 +5,18 @@
 // development and tests (the tsconfig's isolatedModules and verbatimModuleSyntax make a file-by-file compile
 // safe); type errors are `npm run typecheck`'s job. dist/ is rebuilt whole each time (a few hundred ms), so a
 // file deleted from the source never lingers there.
-// First the web side (scripts/build-web.mjs, only what changed): the dashboard, and each plugin's page bundle in
-// its web/dist/, which the server build then copies beside the plugin's JavaScript like any other runtime file.
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+//
+// `--if-stale` (what `npx quad` runs first) rebuilds only the packages whose source files are not the ones of their
+// last build (one added or deleted) or one is newer than it (as are their package.json, the tsconfig or this script):
+// a no-op of a few milliseconds when nothing changed. Each build leaves dist/.built, listing its source files and
+// dated when the build began.
+//
+// First the web side (scripts/build-web.mjs, always only what changed): the dashboard, and each plugin's page bundle
+// in its web/dist/, which the server build then copies beside the plugin's JavaScript like any other runtime file
+// (a new bundle makes the package stale).
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { buildWeb } from './build-web.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,22 +53,44 @@ function files(dir, root = dir) {
   });
 }
 
+/** True when the package's dist/ is missing or older than anything it is built from. */
+function stale(dir, src) {
+  const stamp = join(dir, 'dist', '.built');
+  const built = statSync(stamp, { throwIfNoEntry: false });
+  if (!built) return true;
+  const sources = files(src);
+  if (readFileSync(stamp, 'utf8') !== stampOf(sources, src)) return true;
+  const inputs = [...sources, join(dir, 'package.json'), join(ROOT, 'tsconfig.json'), fileURLToPath(import.meta.url)];
+  return inputs.some((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs > built.mtimeMs);
+}
+
+const stampOf = (sources, src) => `${sources.map((f) => relative(src, f)).sort().join('\n')}\n`;
+
+const onlyStale = process.argv.includes('--if-stale');
 await buildWeb();
 
 let count = 0;
+let packages = 0;
 for (const dir of workspaces()) {
   const src = sourceRoot(dir);
   if (!src) continue;
+  packages++;
+  if (onlyStale && !stale(dir, src)) continue;
+  const started = new Date();
   const out = join(dir, 'dist');
   rmSync(out, { recursive: true, force: true });
   const all = files(src);
   const ts = all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'));
+  // Loaded only when something is built: importing esbuild costs more than checking every package.
+  const { build } = await import('esbuild');
   await build({
     entryPoints: ts, outdir: out, outbase: src, format: 'esm', platform: 'node', target: 'node20.19',
     sourcemap: true, tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'warning',
   });
   for (const f of all.filter((f) => !f.endsWith('.ts'))) cpSync(f, join(out, relative(src, f)));
+  writeFileSync(join(out, '.built'), stampOf(all, src));
+  utimesSync(join(out, '.built'), started, started);
   count += ts.length;
   console.log(`built ${relative(ROOT, dir) || '.'}: ${ts.length} files -> ${relative(ROOT, out)}`);
 }
-if (!count) throw new Error('nothing to build: no workspace package exports a "production" entry');
+if (!packages) throw new Error('nothing to build: no workspace package exports a "production" entry');

@@ -49,7 +49,6 @@ async function readable(em: EntityManager, services: CoreServices, orgId: number
 export const webhookRoutes: RoutesPlugin = async (app) => {
   const services = app.quad;
   const auth = 'officer' as const;
-  const security = [{ bearer: [] }];
   const tags = ['event_webhook'];
 
   /** Every event kind a loaded module emits; `module_on` says whether it can happen in this org now. */
@@ -97,7 +96,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
   app.get('/api/dashboard/:org/webhooks', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams, summary: 'The org\'s event webhooks, the event kinds they can select and the limit',
+      tags, params: OrgParams, summary: 'The org\'s event webhooks, the event kinds they can select and the limit',
       response: {
         200: Type.Object({
           webhooks: Type.Array(WebhookView),
@@ -116,7 +115,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
 
   app.get('/api/dashboard/:org/webhooks/:id', {
     config: { auth },
-    schema: { tags, security, params: HookParams, summary: 'One webhook', response: { 200: WebhookView, 404: ErrorBody } },
+    schema: { tags, params: HookParams, summary: 'One webhook', response: { 200: WebhookView, 404: ErrorBody } },
   }, async (request) => {
     const hook = await find(request.em, request.params.id);
     return view(hook, await readable(request.em, services, request.org!.id, hook));
@@ -126,7 +125,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     // The core reserves one under the limit (409 limit_reached when full) in the transaction the route runs in.
     config: { auth, countLimit: LIMIT_KEY },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: 'Add a webhook: name, Discord webhook URL, selected events, enabled (default true). 409 over the limit event_webhook.webhooks',
       body: Type.Object({ name: Name, destination: Destination, events: Events, enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
       response: { 201: WebhookView, 400: ErrorBody, 409: ErrorBody },
@@ -157,7 +156,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
   app.put('/api/dashboard/:org/webhooks/:id', {
     config: { auth },
     schema: {
-      tags, security, params: HookParams, summary: 'Change a webhook; fields left out stay (a new destination replaces the old one)',
+      tags, params: HookParams, summary: 'Change a webhook; fields left out stay (a new destination replaces the old one)',
       body: Type.Object({ name: Type.Optional(Name), destination: Type.Optional(Destination), events: Type.Optional(Events), enabled: Type.Optional(Type.Boolean()) },
         { additionalProperties: false, minProperties: 1 }),
       response: { 200: WebhookView, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody },
@@ -192,7 +191,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
   app.delete('/api/dashboard/:org/webhooks/:id', {
     config: { auth },
     schema: {
-      tags, security, params: HookParams, summary: 'Delete a webhook (queued deliveries to it are dropped)',
+      tags, params: HookParams, summary: 'Delete a webhook (queued deliveries to it are dropped)',
       response: { 200: Type.Object({ id: Type.Integer(), deleted: Type.Boolean() }), 404: ErrorBody },
     },
   }, async (request) => {
@@ -209,7 +208,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
   app.post('/api/dashboard/:org/webhooks/:id/test', {
     config: { auth },
     schema: {
-      tags, security, params: HookParams, summary: 'Send a test message now (also while disabled); the result is stored as the last result',
+      tags, params: HookParams, summary: 'Send a test message now (also while disabled); the result is stored as the last result',
       response: { 200: Type.Object({ ok: Type.Boolean(), error: Type.Union([Type.String(), Type.Null()]), webhook: WebhookView }), 404: ErrorBody },
     },
   }, async (request) => {

@@ -19,7 +19,6 @@ import {
 interface FastifyRequestLike { caller: Caller | null; org: OrgSnapshot | null; log: { warn(details: object, message: string): void } }
 
 const officer = { auth: 'officer' as const };
-const secured = [{ bearer: [] }];
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 const actorOf = (request: { caller: Caller | null }) => request.caller?.actor ?? 'anonymous';
@@ -65,7 +64,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     config: officer,
     schema: {
       tags: ['points'], summary: 'Award (or with a negative amount, take) points to one member by email, Discord username or chat user id',
-      security: secured, params: OrgParams,
+      params: OrgParams,
       body: Type.Object({
         email: Type.Optional(Email),
         username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -102,7 +101,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     schema: {
       tags: ['points'],
       summary: 'Upload an event check-in sheet (CSV text): everyone on it gets the event\'s points once; nothing is written when any row is wrong',
-      security: secured, params: OrgParams,
+      params: OrgParams,
       body: Type.Object({
         event: EventName,
         points: Type.Integer({ minimum: 1, maximum: 100_000, description: 'points per check-in (a points column overrides it per row)' }),
@@ -156,7 +155,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   app.get('/api/points/:org/events', {
     config: officer,
     schema: {
-      tags: ['points'], summary: 'Events (rows with an event name) grouped by name, most recent first', security: secured, params: OrgParams,
+      tags: ['points'], summary: 'Events (rows with an event name) grouped by name, most recent first', params: OrgParams,
       response: {
         200: Type.Object({ events: Type.Array(Type.Object({
           name: Type.String(), entries: Type.Integer(), members: Type.Integer(), points: Type.Integer(),
@@ -170,7 +169,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   app.delete('/api/points/:org/events/:name', {
     config: officer,
     schema: {
-      tags: ['points'], summary: 'Delete every row of an event (the points they gave are gone from the balances)', security: secured,
+      tags: ['points'], summary: 'Delete every row of an event (the points they gave are gone from the balances)', 
       params: Type.Object({ org: OrgRef, name: EventName }),
       response: { 200: Type.Object({ event: Type.String(), deleted: Type.Integer() }), ...Errors },
     },
@@ -194,7 +193,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   app.get('/api/points/:org/members', {
     config: officer,
     schema: {
-      tags: ['points'], summary: 'Members with points rows in the org, with balance, points earned and spent', security: secured,
+      tags: ['points'], summary: 'Members with points rows in the org, with balance, points earned and spent', 
       params: OrgParams, querystring: MemberQuery,
       response: { 200: pageOf('members', MemberOut), ...Errors },
     },
@@ -207,7 +206,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   app.get('/api/points/:org/members/:user_id/entries', {
     config: officer,
     schema: {
-      tags: ['points'], summary: 'One member\'s ledger rows, newest first, with their balance', security: secured,
+      tags: ['points'], summary: 'One member\'s ledger rows, newest first, with their balance', 
       params: UserParams,
       querystring: Type.Object(Paging),
       response: { 200: Type.Object({ member: MemberOut, ...pageOf('entries', EntryOut).properties }), ...Errors },
@@ -226,7 +225,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   app.get('/api/points/:org/leaderboard', {
     config: officer,
     schema: {
-      tags: ['points'], summary: 'Top members by balance, with their details', security: secured, params: OrgParams, querystring: LeaderQuery,
+      tags: ['points'], summary: 'Top members by balance, with their details', params: OrgParams, querystring: LeaderQuery,
       response: { 200: Type.Object({ leaderboard: Type.Array(LeaderRow) }), ...Errors },
     },
   }, async (request) => ({ leaderboard: await leaderboard(request.em, request.org!.id, request.query.limit) }));

@@ -6,11 +6,6 @@ import { checkout, type Buyer } from './checkout.js';
 import { pointsLedger, type Member, type PointsLedger } from './points-ledger.js';
 import { OrderOut, orderView, productView, ProductOut } from './views.js';
 
-/** Officers: a bearer access token. */
-export const officerSecurity = [{ bearer: [] }];
-/** Members: the Discord session cookie. */
-export const sessionSecurity = [{ session: [] }];
-
 export const ById = Type.Object({ org: OrgRef, id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 export const ByEmail = Type.Object({ org: OrgRef, email: Type.String({ minLength: 3, maxLength: 320 }) });
 

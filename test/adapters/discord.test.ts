@@ -237,9 +237,11 @@ t.test('unavailable: no bot token, wrong token, down, timeout, refused', async (
   t.match((await failure(refused.member(guild.id, users.ada.id), DiscordUnavailable)).message, /ECONNREFUSED/);
 });
 
-t.test('rate limits: one retry on a short wait, unavailable on a long one', async (t) => {
+// Rate limits go through @discordjs/rest: it reads the fake's X-RateLimit-* headers like Discord's. Our policy on
+// top: one retry of a 429 whose wait is short, then DiscordUnavailable (503 bot_unavailable) with Discord's wait.
+t.test('rate limits: a 429 is retried once after Discord\'s wait, then the call succeeds', async (t) => {
   const { fake, client } = await setup(t);
-  const { guild, users } = seed(fake);
+  const { guild } = seed(fake);
   const path = `/guilds/${guild.id}/roles`;
 
   fake.rateLimitNext(0.05);
@@ -247,24 +249,75 @@ t.test('rate limits: one retry on a short wait, unavailable on a long one', asyn
   t.equal((await client.roles(guild.id)).length, 3);
   t.ok(Date.now() - started >= 45, 'waited retry_after');
   t.equal(requestsTo(fake, path).length, 2, 'retried once');
+  t.equal(fake.tooManyRequests, 1);
+});
+
+t.test('rate limits: a second 429 is DiscordUnavailable with Discord\'s wait', async (t) => {
+  const { fake, client } = await setup(t);
+  const { guild } = seed(fake);
+  const path = `/guilds/${guild.id}/roles`;
 
   fake.rateLimitNext(0.01, 2);
   const twice = await failure(client.roles(guild.id), DiscordUnavailable);
-  t.match(twice.message, /rate-limited/);
-  t.equal(requestsTo(fake, path).length, 4, 'only one retry');
+  t.match(twice.message, `Discord rate-limited GET ${path}`);
+  t.equal(twice.retryAfter, 0.01, 'Discord\'s retry_after, for the 503\'s Retry-After');
+  t.equal(requestsTo(fake, path).length, 2, 'only one retry');
+  t.equal((await client.roles(guild.id)).length, 3, 'the next call goes through once the bucket resets');
+});
 
-  fake.rateLimitNext(5);
-  const t0 = Date.now();
+t.test('rate limits: a long wait is not waited for, and the spent bucket is not asked again', async (t) => {
+  const { fake, client } = await setup(t);
+  const { guild, users } = seed(fake);
+  const path = `/guilds/${guild.id}/roles`;
+
+  // A first answer names the route's bucket (X-RateLimit-Bucket); REST keeps the bucket's state from then on.
+  t.equal((await client.roles(guild.id)).length, 3);
+  fake.rateLimitNext(30);
   const long = await failure(client.roles(guild.id), DiscordUnavailable);
-  t.equal(long.retryAfter, 5);
-  t.ok(Date.now() - t0 < 1000, 'did not wait');
-  t.equal(requestsTo(fake, path).length, 5, 'no retry on a long wait');
+  t.equal(long.retryAfter, 30);
+  t.equal(requestsTo(fake, path).length, 2, 'no retry on a long wait');
+  const again = await failure(client.roles(guild.id), DiscordUnavailable);
+  t.match(again.message, /rate-limited/);
+  t.ok(again.retryAfter! > 2 && again.retryAfter! <= 30.1, `the rest of the bucket's wait (${again.retryAfter} s)`);
+  t.equal(requestsTo(fake, path).length, 2, 'refused without a request while Discord said the bucket is spent');
 
+  t.ok(await client.member(guild.id, users.ada.id), 'another route has its own bucket');
   fake.rateLimitNext(10);
-  await failure(client.member(guild.id, users.ada.id), DiscordUnavailable);
+  await failure(client.member(guild.id, users.alan.id), DiscordUnavailable);
   fake.rateLimitNext(10);
   await failure(client.executeWebhook(fake.addWebhook().url, { content: 'x' }), DiscordUnavailable);
   t.equal(fake.webhookPosts.length, 0);
+});
+
+t.test('rate limits: a spent bucket holds calls until it resets instead of drawing 429s', async (t) => {
+  const { fake, client } = await setup(t);
+  const { guild } = seed(fake);
+  const path = `/guilds/${guild.id}/roles`;
+  fake.limitBuckets(2, 300);
+
+  const all = await Promise.all(Array.from({ length: 6 }, () => client.roles(guild.id)));
+  t.same(all.map((roles) => roles.length), [3, 3, 3, 3, 3, 3]);
+  t.equal(requestsTo(fake, path).length, 6);
+  t.equal(fake.tooManyRequests, 0, 'each call waited for X-RateLimit-Reset-After once Remaining was 0');
+
+  const hook = fake.addWebhook();
+  await Promise.all(Array.from({ length: 5 }, (_, i) => client.executeWebhook(hook.url, { content: `n${i}` })));
+  t.equal(fake.webhookPosts.length, 5);
+  t.equal(fake.tooManyRequests, 0, 'a webhook has its bucket too');
+});
+
+t.test('a call waits in its bucket\'s queue at most two timeouts and one rate-limit wait', async (t) => {
+  const { fake } = await setup(t);
+  const { guild } = seed(fake);
+  const quick = new DiscordClient({ apiUrl: fake.url, authorizeUrl: '', botToken: fake.botToken, timeoutMs: 100 });
+  // One queue per bucket: 30 calls that each time out after 100 ms cannot all be served within 2.2 s.
+  fake.delayNext(1000, 30);
+  const results = await Promise.allSettled(Array.from({ length: 30 }, () => quick.roles(guild.id)));
+  const errors = results.map((r) => (r.status === 'rejected' ? r.reason as Error : null));
+  t.ok(errors.every((e) => e instanceof DiscordUnavailable), 'every call is DiscordUnavailable');
+  caught.push(...errors.filter((e): e is Error => e !== null));
+  t.ok(errors.some((e) => /timed out after 100 ms/.test(e!.message)), 'the first ones time out');
+  t.ok(errors.some((e) => /did not answer GET \/guilds\/\d+\/roles within 2200 ms/.test(e!.message)), 'the last ones give up in the queue');
 });
 
 t.test('roles', async (t) => {

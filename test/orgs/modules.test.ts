@@ -15,10 +15,12 @@ t.test('module switches', async (t) => {
     const body = await listing();
     t.same(body.categories, ['Developer', 'Engagement']);
     t.same(body.modules.map((m: { name: string }) => m.name), ['wallet', 'shop', 'mirror'], 'core modules are not listed');
+    t.ok(body.included.some((m: { name: string }) => m.name === 'tokens'), 'for the dashboard, core modules are listed apart as included');
     const shop = body.modules.find((m: { name: string }) => m.name === 'shop');
     t.same(shop, {
       name: 'shop', title: 'Shop', description: 'Spend points', category: 'Engagement', switchable: false, enabled: false, ready: false,
       needs: [{ key: 'wallet', label: 'Wallet module', kind: 'module', optional: false, connected: false }], submodules: [],
+      pages: null,
     });
     const mirror = body.modules.find((m: { name: string }) => m.name === 'mirror');
     t.match(mirror, { enabled: false, ready: false, switchable: false });

@@ -128,6 +128,19 @@ t.test('the superadmin manages orgs', async (t) => {
     t.equal((await call('DELETE', '/api/superadmin/orgs/ieee')).statusCode, 404);
   });
 
+  t.test('Discord rate-limiting the bot twice in a row is the same 503, with Discord\'s wait', async (t) => {
+    const url = '/api/superadmin/orgs/acm/roles';
+    t.equal((await call('GET', url)).statusCode, 200);
+    discord.rateLimitNext(0.05);
+    t.equal((await call('GET', url)).statusCode, 200, 'one 429 is waited out and retried');
+    discord.rateLimitNext(1.5, 2);
+    const res = await call('GET', url);
+    t.equal(res.statusCode, 503);
+    t.same(res.json(), { error: 'Discord is unavailable; try again shortly', reason: 'bot_unavailable', retry_after: 2 });
+    t.equal(res.headers['retry-after'], '2');
+    t.match(logs.text(), /Discord rate-limited GET \/guilds\/\d+\/roles \(retry after 1\.5s\)/, 'the detail goes to the log');
+  });
+
   t.test('503 while the bot is unavailable', async (t) => {
     discord.down(true);
     // The bot status is probed again at most every 30 s while it was up: force a fresh probe.

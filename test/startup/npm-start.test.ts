@@ -1,33 +1,11 @@
 // The README's `npm start`, as root, from a clone in a folder the postgres user cannot enter (`mktemp -d` makes them
 // mode 700): it builds the JavaScript, runs it with plain node, starts the embedded database (binaries and cluster
 // moved where that user can reach them) and answers /health. One start: this test is slow.
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { freePort, ROOT, spawnQuad, stopLeftoverServer } from './support.js';
-
-/** A copy of the working tree as a clone has it (tracked and new files, nothing ignored) and its installed packages. */
-function cloneInto(dir: string) {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0').filter((f) => f && existsSync(join(ROOT, f)));
-  for (const f of files) {
-    mkdirSync(dirname(join(dir, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(dir, f));
-  }
-  // `npm ci` would fetch the same packages again; hard links copy them in a second (a full copy off this disk).
-  // Workspaces have node_modules of their own where their versions differ from the root's (core's commander).
-  const workspaces = ['core', ...['plugins', 'examples'].flatMap((group) => readdirSync(join(ROOT, group)).map((name) => join(group, name)))];
-  for (const folder of ['', ...workspaces].map((w) => join(w, 'node_modules')).filter((m) => existsSync(join(ROOT, m)))) {
-    try {
-      execFileSync('cp', ['-al', join(ROOT, folder), join(dir, folder)]);
-    } catch {
-      rmSync(join(dir, folder), { recursive: true, force: true });
-      execFileSync('cp', ['-a', join(ROOT, folder), join(dir, folder)]);
-    }
-  }
-}
+import { cloneInto, freePort, spawnQuad, stopLeftoverServer } from './support.js';
 
 t.test('npm start from a clone in a mode-700 folder answers /health', async (t) => {
   const outer = mkdtempSync(join(tmpdir(), 'quad-clone-'));

@@ -1,10 +1,10 @@
 // Real `quad` processes for the start-up tests: spawned as a terminal would run a foreground job (its own process
 // group, so a test can send the group the Ctrl-C a terminal sends), with a clean environment.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 
@@ -106,4 +106,25 @@ export async function listening(port: number): Promise<boolean> {
     socket.once('connect', () => { socket.destroy(); resolve(true); });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** A copy of the working tree as a clone has it (tracked and new files, nothing ignored) and its installed packages. */
+export function cloneInto(dir: string) {
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0').filter((f) => f && existsSync(join(ROOT, f)));
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true });
+    cpSync(join(ROOT, f), join(dir, f));
+  }
+  // `npm ci` would fetch the same packages again; hard links copy them in a second (a full copy off this disk).
+  // Workspaces have node_modules of their own where their versions differ from the root's (core's commander).
+  const workspaces = ['core', ...['plugins', 'examples'].flatMap((group) => readdirSync(join(ROOT, group)).map((name) => join(group, name)))];
+  for (const folder of ['', ...workspaces].map((w) => join(w, 'node_modules')).filter((m) => existsSync(join(ROOT, m)))) {
+    try {
+      execFileSync('cp', ['-al', join(ROOT, folder), join(dir, folder)]);
+    } catch {
+      rmSync(join(dir, folder), { recursive: true, force: true });
+      execFileSync('cp', ['-a', join(ROOT, folder), join(dir, folder)]);
+    }
+  }
 }

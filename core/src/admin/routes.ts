@@ -23,17 +23,16 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { registry, discord } = app.quad;
   const health = new HealthSampler(app.quad.orm, app.auth.bot, app.quad.settings.DATA_DIR);
   const auth = 'superadmin' as const;
-  const security = [{ bearer: [] }];
   const actor = (request: { caller: { actor: string } | null }) => request.caller!.actor;
 
   app.get('/api/superadmin/orgs', {
-    config: { auth }, schema: { tags: ['superadmin'], summary: 'Every org', security, response: { 200: Type.Object({ orgs: Type.Array(OrgView) }) } },
+    config: { auth }, schema: { tags: ['superadmin'], summary: 'Every org', response: { 200: Type.Object({ orgs: Type.Array(OrgView) }) } },
   }, async (request) => ({ orgs: (await request.em.find(Organization, {}, { orderBy: { prefix: 'asc' } })).map(orgView) }));
 
   app.post('/api/superadmin/orgs', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Add an org for a Discord server the bot is in (409 if the server already has one)', security,
+      tags: ['superadmin'], summary: 'Add an org for a Discord server the bot is in (409 if the server already has one)',
       body: Type.Object({
         prefix: Type.String({ minLength: 2, maxLength: 32 }), name: Type.String({ minLength: 1, maxLength: 100 }),
         guild_id: Type.String({ pattern: '^\\d{1,20}$' }), officer_role_id: Type.Optional(Type.String({ pattern: '^\\d{1,20}$' })),
@@ -49,7 +48,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/api/superadmin/orgs/:org', {
     config: { auth },
-    schema: { tags: ['superadmin'], summary: 'Remove an org and all its data (one transaction)', security, params: OrgParams, response: { 200: Type.Object({ removed: Type.String() }), 404: ErrorBody } },
+    schema: { tags: ['superadmin'], summary: 'Remove an org and all its data (one transaction)', params: OrgParams, response: { 200: Type.Object({ removed: Type.String() }), 404: ErrorBody } },
   }, async (request) => {
     const orgId = request.org!.id;
     const { prefix } = await removeOrg(request.em, orgId, actor(request));
@@ -60,7 +59,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/orgs/:org/roles', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'The roles of the org\'s server, to choose the officer role', security, params: OrgParams,
+      tags: ['superadmin'], summary: 'The roles of the org\'s server, to choose the officer role', params: OrgParams,
       response: { 200: Type.Object({ roles: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), position: Type.Integer(), officer: Type.Boolean() })) }), 400: ErrorBody },
     },
   }, async (request) => {
@@ -73,7 +72,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/superadmin/orgs/:org/officer-role', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Set (or clear with null) the officer role', security, params: OrgParams,
+      tags: ['superadmin'], summary: 'Set (or clear with null) the officer role', params: OrgParams,
       body: Type.Object({ role_id: Type.Union([Type.String({ pattern: '^\\d{1,20}$' }), Type.Null()]) }, { additionalProperties: false }),
       response: { 200: OrgView, 400: ErrorBody },
     },
@@ -86,7 +85,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/guilds', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Servers the bot is in, with the org bound to each', security,
+      tags: ['superadmin'], summary: 'Servers the bot is in, with the org bound to each',
       response: { 200: Type.Object({ guilds: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), org: Type.Union([Type.String(), Type.Null()]) })) }) },
     },
   }, async (request) => {
@@ -98,7 +97,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/superadmin/publishers/:org', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Allow or stop an org publishing shared content', security, params: OrgParams,
+      tags: ['superadmin'], summary: 'Allow or stop an org publishing shared content', params: OrgParams,
       body: Type.Object({ publisher: Type.Boolean() }, { additionalProperties: false }),
       response: { 200: OrgView, 400: ErrorBody },
     },
@@ -116,7 +115,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/superadmin/health', {
     config: { auth },
-    schema: { tags: ['superadmin'], summary: 'Load, memory, disk, database size, container memory, job queue and bot; sampled every 30 s', security },
+    schema: { tags: ['superadmin'], summary: 'Load, memory, disk, database size, container memory, job queue and bot; sampled every 30 s' },
   }, async () => health.sample());
 
   /** The org filter bound to one org, or turned off to read every org's rows. */
@@ -129,7 +128,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/audit', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'The audit log of every org, newest first', security, querystring: LogQuery,
+      tags: ['superadmin'], summary: 'The audit log of every org, newest first', querystring: LogQuery,
       response: { 200: pageOf('items', Type.Object({ id: Type.Integer(), org_id: Type.Union([Type.Integer(), Type.Null()]), actor: Type.String(), action: Type.String(), details: Type.Record(Type.String(), Type.Unknown()), created_at: Type.String() })) },
     },
   }, async (request) => {
@@ -145,7 +144,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/errors', {
     config: { auth },
     schema: {
-      tags: ['superadmin'], summary: 'Every error of every org, newest first', security, querystring: LogQuery,
+      tags: ['superadmin'], summary: 'Every error of every org, newest first', querystring: LogQuery,
       response: {
         200: pageOf('items', Type.Object({
           id: Type.Integer(), org_id: Type.Union([Type.Integer(), Type.Null()]), source: Type.String(), origin: Type.String(),

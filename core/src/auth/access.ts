@@ -34,8 +34,11 @@ export class AccessControl {
     return !!chatUserId && this.options.superadmins.includes(chatUserId);
   }
 
-  /** Holds the org's officer role on its server. Throws DiscordUnavailable when Discord cannot say. */
-  async isOfficer(org: OrgSnapshot, chatUserId: string): Promise<boolean> {
+  /**
+   * Holds the org's officer role on its server. Answered at once from the cache (no promise), else a promise of
+   * Discord's answer; throws (or rejects with) DiscordUnavailable when Discord cannot say.
+   */
+  isOfficer(org: OrgSnapshot, chatUserId: string): boolean | Promise<boolean> {
     if (!org.discordGuildId || !org.officerRoleId) return false;
     const roleId = org.officerRoleId;
     return this.cached(`officer:${org.id}:${roleId}:${chatUserId}`, async () => {
@@ -44,8 +47,8 @@ export class AccessControl {
     });
   }
 
-  /** Is a member of the org's server. Throws DiscordUnavailable when Discord cannot say. */
-  async isMember(org: OrgSnapshot, chatUserId: string): Promise<boolean> {
+  /** Is a member of the org's server; like isOfficer, synchronous when cached. */
+  isMember(org: OrgSnapshot, chatUserId: string): boolean | Promise<boolean> {
     if (!org.discordGuildId) return false;
     return this.cached(`member:${org.id}:${chatUserId}`, async () => !!(await this.discord.member(org.discordGuildId!, chatUserId)));
   }
@@ -63,12 +66,13 @@ export class AccessControl {
     return found;
   }
 
-  private async cached(key: string, load: () => Promise<boolean>): Promise<boolean> {
+  private cached(key: string, load: () => Promise<boolean>): boolean | Promise<boolean> {
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
-    const value = await load();
-    this.cache.set(key, value);
-    return value;
+    return load().then((value) => {
+      this.cache.set(key, value);
+      return value;
+    });
   }
 
   /**
@@ -96,16 +100,26 @@ export class AccessControl {
     this.options.log.info(`access decision=${this.options.enforce ? 'deny' : 'would_deny'} reason=member_details_hidden route=${route} org=${org} credential=${credential}`);
   }
 
-  /** Run an access check; Discord being unavailable becomes the bot_unavailable decision. */
-  async check(request: FastifyRequest, credential: CredentialKind, reason: AccessReason, allowed: () => Promise<boolean>): Promise<void> {
-    let ok: boolean;
-    try {
-      ok = await allowed();
-    } catch (err) {
+  /**
+   * Run an access check; Discord being unavailable becomes the bot_unavailable decision. Synchronous when the
+   * answer is cached.
+   */
+  check(request: FastifyRequest, credential: CredentialKind, reason: AccessReason, allowed: () => boolean | Promise<boolean>): void | Promise<void> {
+    const unavailable = (err: unknown) => {
       if (!(err instanceof DiscordUnavailable)) throw err;
-      return this.deny(request, 'bot_unavailable', credential);
+      this.deny(request, 'bot_unavailable', credential);
+    };
+    const decide = (ok: boolean) => {
+      if (!ok) this.deny(request, reason, credential);
+    };
+    let answer: boolean | Promise<boolean>;
+    try {
+      answer = allowed();
+    } catch (err) {
+      return unavailable(err);
     }
-    if (!ok) this.deny(request, reason, credential);
+    if (typeof answer === 'boolean') return decide(answer);
+    return answer.then(decide, unavailable);
   }
 }
 

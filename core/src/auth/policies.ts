@@ -19,6 +19,7 @@ import { CLI_SCOPE } from './machine-tokens.js';
 import { readSession } from './session.js';
 import { ISSUER, MACHINE_TOKEN_PREFIX } from './secrets.js';
 import { VerifiedTokenCache } from './jwt-cache.js';
+import { andThen, type MaybePromise } from '../http/maybe-async.js';
 import { IdpTokenInvalid } from '../adapters/idp/index.js';
 import { DiscordUnavailable } from '../adapters/discord/index.js';
 
@@ -47,8 +48,11 @@ const isExpired = (err: unknown) => (err as { code?: string })?.code === 'FST_JW
 export function createPolicies(auth: AuthServices) {
   const verified = new VerifiedTokenCache<PlatformClaims>();
 
-  /** Verify one of our JWTs: 401 invalid or revoked, 403 expired (header tokens only). */
-  async function platformCaller(request: FastifyRequest, token: string): Promise<OfficerCaller> {
+  /**
+   * Verify one of our JWTs: 401 invalid or revoked, 403 expired (header tokens only). No promise for a token verified
+   * before (the revocation list answers from memory).
+   */
+  function platformCaller(request: FastifyRequest, token: string): MaybePromise<OfficerCaller> {
     let claims = verified.get(token);
     if (!claims) {
       try {
@@ -60,9 +64,14 @@ export function createPolicies(auth: AuthServices) {
       verified.set(token, claims);
     }
     if (claims.iss !== ISSUER || (claims.type !== 'access' && claims.type !== 'app') || !claims.jti) throw unauthorized('Invalid token', 'invalid_token');
-    if (await auth.revocations.isRevoked(claims.jti)) {
-      throw unauthorized('Token revoked', 'token_revoked');
-    }
+    const valid = claims;
+    return andThen(auth.revocations.isRevoked(claims.jti), (revoked) => {
+      if (revoked) throw unauthorized('Token revoked', 'token_revoked');
+      return officerOf(valid);
+    });
+  }
+
+  function officerOf(claims: PlatformClaims): OfficerCaller {
     return {
       kind: 'officer',
       actor: `officer:${claims.chat_user_id}`,
@@ -101,28 +110,32 @@ export function createPolicies(auth: AuthServices) {
     return token;
   }
 
+  const setCaller = (request: FastifyRequest) => (caller: OfficerCaller | IdpCaller) => {
+    request.caller = caller;
+  };
+
   /** auth_required: our JWTs only; a machine token (not a JWT) is 401. */
-  async function authenticateOfficer(request: FastifyRequest) {
+  function authenticateOfficer(request: FastifyRequest): MaybePromise<void> {
     const token = requireBearer(request);
     if (token.startsWith(MACHINE_TOKEN_PREFIX)) throw unauthorized('Machine tokens are not accepted here', 'machine_token_not_accepted');
-    request.caller = await platformCaller(request, token);
+    return andThen(platformCaller(request, token), setCaller(request));
   }
 
   /** The caller (an officer or superadmin) may act on the org in the URL. */
-  async function authorizeOrgOfficer(request: FastifyRequest) {
+  function authorizeOrgOfficer(request: FastifyRequest): MaybePromise<void> {
     if (!request.org) return;
     const caller = request.caller as OfficerCaller | IdpCaller;
     const credential = credentialOf(caller);
     if (caller.kind !== 'officer') return auth.access.deny(request, 'no_discord_id', credential);
     if (auth.access.isSuperadmin(caller.chatUserId)) return;
     const org = request.org;
-    await auth.access.check(request, credential, 'not_org_officer', () => auth.access.isOfficer(org, caller.chatUserId));
+    return auth.access.check(request, credential, 'not_org_officer', () => auth.access.isOfficer(org, caller.chatUserId));
   }
 
-  async function authenticateDual(request: FastifyRequest) {
+  function authenticateDual(request: FastifyRequest): MaybePromise<void> {
     const token = requireBearer(request);
     if (token.startsWith(MACHINE_TOKEN_PREFIX)) throw unauthorized('Machine tokens are not accepted here', 'machine_token_not_accepted');
-    request.caller = issuerOf(token) === ISSUER ? await platformCaller(request, token) : await idpCaller(token);
+    return andThen(issuerOf(token) === ISSUER ? platformCaller(request, token) : idpCaller(token), setCaller(request));
   }
 
   /** machine_scope_required, in the spec's order: 401 token, 403 scope, 403 org. */
@@ -147,11 +160,11 @@ export function createPolicies(auth: AuthServices) {
     return { kind: 'member', actor: `member:${chat_user_id}`, credential: 'session', chatUserId: chat_user_id, username: username ?? null };
   }
 
-  async function authorizeMember(request: FastifyRequest) {
+  function authorizeMember(request: FastifyRequest): MaybePromise<void> {
     if (!request.org) return;
     const caller = request.caller as MemberCaller;
     const org = request.org;
-    await auth.access.check(request, 'session', 'not_member', () => auth.access.isMember(org, caller.chatUserId));
+    return auth.access.check(request, 'session', 'not_member', () => auth.access.isMember(org, caller.chatUserId));
   }
 
   const handlers: Record<string, PolicyHandler> = {
@@ -170,7 +183,7 @@ export function createPolicies(auth: AuthServices) {
       },
     },
     member: {
-      async authenticate(request) {
+      authenticate(request) {
         request.caller = sessionCaller(request);
       },
       authorize: authorizeMember,

@@ -2,8 +2,8 @@
 // from SECRET_KEY, carrying the sign-in state and, for members, the chat_user_id. It lives in the browser, so any
 // API process can read it, and nobody can read what is inside. A bad or expired one is refused.
 import { hkdfSync } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SecureSessionPluginOptions } from '@fastify/secure-session';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import secureSession, { type SecureSessionPluginOptions } from '@fastify/secure-session';
 
 export const SESSION_COOKIE = 'quad_session';
 /** How long a member stays signed in. */
@@ -41,27 +41,91 @@ export function sessionPluginOptions(secretKey: string): SecureSessionPluginOpti
     key: Buffer.from(hkdfSync('sha256', secretKey, '', 'quad session cookie v1', 32)),
     // The library refuses a cookie older than this; our own `expires` inside it is the finer check.
     expiry: SESSION_SECONDS,
-    cookie: { httpOnly: true, sameSite: 'lax', path: '/' },
+    cookie: COOKIE_OPTIONS,
   };
 }
 
+const COOKIE_OPTIONS = { httpOnly: true, sameSite: 'lax', path: '/' } as const;
+
+/** What the secure-session plugin decorates its instance with: its cipher, and the cookie header's parser. */
+interface SessionCodec {
+  decodeSecureSession(cookie: string | undefined): { get(key: 'quad'): SessionData | undefined } | null;
+  encodeSecureSession(session: unknown): string;
+  createSecureSession(data: Record<string, unknown>): unknown;
+  parseCookie(header: string): Record<string, string | undefined>;
+  serializeCookie(name: string, value: string, options: Record<string, unknown>): string;
+}
+
+const READ = Symbol('quad.session');
+type WithRead = FastifyRequest & { [READ]?: SessionRead };
+
 export type SessionRead = { status: 'none' } | { status: 'bad' } | { status: 'ok'; data: SessionData };
 
+/**
+ * Session cookies, read and written only by the routes that use them. The secure-session plugin (libsodium's
+ * secretbox) is registered in a scope of its own that holds no route, so its hooks (a cookie parse and a session
+ * object on every request, a check on every answer) run nowhere; its cipher is used from here.
+ */
+export class Sessions {
+  private constructor(private readonly codec: SessionCodec) {}
+
+  static async register(app: FastifyInstance, secretKey: string): Promise<Sessions> {
+    let codec: SessionCodec | undefined;
+    await app.register(async (scope) => {
+      await scope.register(secureSession, sessionPluginOptions(secretKey));
+      codec = scope as unknown as SessionCodec;
+    });
+    return new Sessions(codec!);
+  }
+
+  /** The request's session: none, bad (forged, tampered, another key, expired) or ok. Decrypted once a request. */
+  read(request: FastifyRequest): SessionRead {
+    const memo = request as WithRead;
+    return (memo[READ] ??= this.decode(request.headers.cookie));
+  }
+
+  private decode(header: string | undefined): SessionRead {
+    const cookie = header ? this.codec.parseCookie(header)[SESSION_COOKIE] : undefined;
+    if (cookie === undefined) return { status: 'none' };
+    const data = this.codec.decodeSecureSession(cookie)?.get('quad');
+    if (!data || typeof data.expires !== 'number' || data.expires <= Date.now()) return { status: 'bad' };
+    return { status: 'ok', data };
+  }
+
+  write(reply: FastifyReply, data: Omit<SessionData, 'expires'> & { expires?: number }, secure: boolean) {
+    const expires = data.expires ?? Date.now() + SESSION_SECONDS * 1000;
+    const value = this.codec.encodeSecureSession(this.codec.createSecureSession({ quad: { ...data, expires } }));
+    const maxAge = Math.max(0, Math.floor((expires - Date.now()) / 1000));
+    this.setCookie(reply, value, { ...COOKIE_OPTIONS, secure, maxAge });
+  }
+
+  clear(reply: FastifyReply) {
+    this.setCookie(reply, '', { ...COOKIE_OPTIONS, expires: new Date(0), maxAge: 0 });
+  }
+
+  private setCookie(reply: FastifyReply, value: string, options: Record<string, unknown>) {
+    const cookie = this.codec.serializeCookie(SESSION_COOKIE, value, options);
+    const earlier = reply.getHeader('set-cookie');
+    const others = earlier === undefined ? [] : ([] as (string | number)[]).concat(earlier as string).map(String).filter((c) => !c.startsWith(`${SESSION_COOKIE}=`));
+    reply.header('set-cookie', others.length ? [...others, cookie] : cookie);
+  }
+}
+
 export function readSession(request: FastifyRequest): SessionRead {
-  const data = request.session.get('quad');
-  // secure-session answers an empty session for a cookie it cannot decrypt (forged, tampered, another key, expired).
-  if (!data) return request.cookies[SESSION_COOKIE] ? { status: 'bad' } : { status: 'none' };
-  if (typeof data.expires !== 'number' || data.expires <= Date.now()) return { status: 'bad' };
-  return { status: 'ok', data };
+  return request.server.sessions.read(request);
 }
 
 export function writeSession(reply: FastifyReply, data: Omit<SessionData, 'expires'> & { expires?: number }, secure: boolean) {
-  const expires = data.expires ?? Date.now() + SESSION_SECONDS * 1000;
-  const { session } = reply.request;
-  session.set('quad', { ...data, expires });
-  session.options({ secure, maxAge: Math.max(0, Math.floor((expires - Date.now()) / 1000)) });
+  reply.server.sessions.write(reply, data, secure);
 }
 
 export function clearSession(reply: FastifyReply) {
-  reply.request.session.delete();
+  reply.server.sessions.clear(reply);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The session cookie's reader and writer (auth/session.ts). */
+    sessions: Sessions;
+  }
 }

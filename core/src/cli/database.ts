@@ -4,16 +4,18 @@
 import { resolve } from 'node:path';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DiscordClient } from '../adapters/discord/index.js';
-import { ConfigSource, loadSettings } from '../config/load.js';
+import { ConfigError, ConfigSource, loadSettings } from '../config/load.js';
 import type { Settings } from '../config/schema.js';
-import { useEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { EmbeddedPostgresError, useEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
 import { migrate } from '../db/migrator.js';
 import { forkFor, openOrm } from '../db/orm.js';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { notFound } from '../http/errors.js';
-import type { Registry } from '../modules/registry.js';
+import { ManifestError, type Registry } from '../modules/registry.js';
 import { loadRegistry } from '../quad.js';
 import { SecretStore } from '../secrets/store.js';
+import { operatorMessage } from '../startup/operator-errors.js';
+import { OperatorError } from './output.js';
 
 export async function databaseUrl(env: Record<string, string | undefined>): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   const settings = loadSettings(new ConfigSource({ env }));
@@ -22,6 +24,17 @@ export async function databaseUrl(env: Record<string, string | undefined>): Prom
   console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT}; no pgvector)`);
   const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg, fields) => console.error(msg, fields ?? '') });
   return { url: embedded.url, embedded };
+}
+
+/**
+ * The line `npm start` prints for a database that cannot be reached, does not exist or refuses the user, as an
+ * OperatorError (one `error:` line, exit 1); any other error as it is.
+ */
+export function databaseFailure(err: unknown, databaseUrl: string): unknown {
+  // Already worded for the operator, and printed as they are.
+  if (err instanceof ConfigError || err instanceof ManifestError || err instanceof EmbeddedPostgresError) return err;
+  const message = operatorMessage(err, { databaseUrl });
+  return message ? new OperatorError(message, { cause: err }) : err;
 }
 
 /** What an admin command works with. */
@@ -60,6 +73,8 @@ export async function withDatabase<T>(fn: (admin: Admin) => Promise<T>): Promise
     } finally {
       await orm.close();
     }
+  } catch (err) {
+    throw databaseFailure(err, url);
   } finally {
     await embedded?.stop();
   }

@@ -10,7 +10,7 @@ export function defineMigrateCommand(program: Command, act: Act) {
 }
 
 async function migrateDatabase(): Promise<number> {
-  const [{ loadRegistry }, { migrate }, { databaseUrl }] = await Promise.all([
+  const [{ loadRegistry }, { migrate }, { databaseUrl, databaseFailure }] = await Promise.all([
     import('../quad.js'), import('../db/migrator.js'), import('./database.js'),
   ]);
   const { url, embedded } = await databaseUrl(process.env);
@@ -19,6 +19,8 @@ async function migrateDatabase(): Promise<number> {
     const { registry } = await loadRegistry(source);
     const { applied } = await migrate(url, registry.modules, (msg) => console.log(msg));
     console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
+  } catch (err) {
+    throw databaseFailure(err, url);
   } finally {
     await embedded?.stop();
   }

@@ -6,6 +6,14 @@ import { ConfigError } from '../config/load.js';
 import { isDatabaseUnavailable } from '../db/outage.js';
 import { HttpError, knownError } from '../http/errors.js';
 
+/**
+ * A failure the operator fixes (a database that cannot be reached or does not exist, a refused user), worded as
+ * `npm start` words it (startup/operator-errors.ts): printed as one `error:` line, never with a stack.
+ */
+export class OperatorError extends Error {
+  override name = 'OperatorError';
+}
+
 /** The actor of every change a CLI command makes, in the audit log. */
 export const CLI_ACTOR = 'cli';
 
@@ -40,14 +48,21 @@ export function failure(err: unknown, hint: string): number {
 /** Report a command that threw in one line (never a stack for an error we expect) and answer its exit code. */
 export function exitCodeFor(err: unknown): number {
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-  // A refusal the HTTP routes would answer 4xx (same messages), or Discord not answering. An unreachable database
-  // is left whole below: the operator needs its address and cause, which the route's 503 hides.
+  if (err instanceof OperatorError) {
+    tell(`error: ${err.message}`);
+    return 1;
+  }
+  // A refusal the HTTP routes would answer 4xx (same messages), or Discord not answering. A database outage is not
+  // worded as the route's 503, which hides the address and cause the operator needs: the database commands turn it
+  // into an OperatorError (cli/database.ts), and anything else about it is printed whole below.
   const known = isDatabaseUnavailable(err) ? null : knownError(err);
   if (known) {
     tell(`error: ${known.message}`);
     return 1;
   }
-  if (err instanceof ConfigError || (err as Error | undefined)?.name === 'ManifestError') {
+  // By name: importing their modules would load the core for every `--help`.
+  const name = (err as Error | undefined)?.name;
+  if (err instanceof ConfigError || name === 'ManifestError' || name === 'EmbeddedPostgresError') {
     tell((err as Error).message);
     return 1;
   }

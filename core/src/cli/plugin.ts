@@ -61,8 +61,12 @@ async function newPlugin(id: string, options: { dir: string }): Promise<number> 
   const fromCwd = relative(process.cwd(), target).split(sep).join('/');
   const path = fromCwd.startsWith('..') ? fromCwd : `./${fromCwd}`;
   mkdirSync(resolve(options.dir), { recursive: true });
-  // Not what installs and builds make (the page bundle in web/dist/ is built from the renamed web/index.tsx).
-  cpSync(TEMPLATE, target, { recursive: true, filter: (from) => !from.split(sep).some((part) => part === 'node_modules' || part === 'dist') });
+  // Not the template's installed packages, nor its builds (dist/, hello's JavaScript under the old names, and
+  // web/dist/, its page bundle): the copy is built from its own renamed source.
+  cpSync(TEMPLATE, target, {
+    recursive: true,
+    filter: (from) => !from.split(sep).includes('node_modules') && !['dist', join('web', 'dist')].includes(relative(TEMPLATE, from)),
+  });
   renameTree(target, id, path);
   print(`wrote ${path}: module "${id}", package quad-plugin-${nameForms(id).kebab}`);
   tell(`next: add "${path}" to PLUGINS_EXTRA (config/local.json, or PLUGINS_EXTRA=${path} in the environment), then quad run`);

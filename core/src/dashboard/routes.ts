@@ -53,13 +53,12 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { registry, settings, secrets } = app.quad;
   const ci = new CiRuns(new GitHubClient({ apiUrl: settings.GITHUB_API_URL, timeoutMs: settings.GITHUB_TIMEOUT_MS }), secrets, app.log);
   const auth = 'officer' as const;
-  const security = [{ bearer: [] }];
   const tags = ['dashboard'];
 
   app.get('/api/dashboard/:org/overview', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams, response: { 200: OverviewView },
+      tags, params: OrgParams, response: { 200: OverviewView },
       summary: 'Every dashboard section in one response: counts, open problems, CI, sections of the modules that are on, recent changes and job runs',
     },
   }, async (request) => overview({ em: request.em, org: request.org!, registry, services: app.quad, ci, log: request.log }));
@@ -67,7 +66,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/trends', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: 'One series per chart, one value per UTC day (today last); modules that are off have no series',
       querystring: Type.Object({
         days: Type.Integer({ minimum: TREND_DAYS_MIN, maximum: TREND_DAYS_MAX, default: TREND_DAYS_DEFAULT }),
@@ -79,7 +78,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/ci', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams, response: { 200: CiView },
+      tags, params: OrgParams, response: { 200: CiView },
       summary: 'The latest GitHub Actions runs of each listed repo (cached 120 s; private repos through the org\'s GitHub token)',
     },
   }, async (request) => ci.runs(request.em, request.org!.id));
@@ -87,7 +86,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/dashboard/:org/ci/repos', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: `Set the repos shown in CI: owner/name each, at most ${CI_REPOS_MAX} (duplicates are dropped)`,
       body: Type.Object({
         repos: Type.Array(Type.String({ minLength: 1, maxLength: 150 }), { maxItems: CI_REPOS_MAX }),

@@ -102,7 +102,6 @@ const retention = () => new Date(Date.now() - EVENT_RETENTION_DAYS * 86_400_000)
 
 export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const auth = 'officer' as const;
-  const security = [{ bearer: [] }];
   const tags = ['activity'];
 
   /** Open events and problems (for the badge next to the Notifications tab). */
@@ -117,7 +116,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/notifications', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: 'Notifications of the org (events of the last 30 days and problems), last raised first',
       querystring: Type.Object({
         ...paging,
@@ -147,7 +146,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const bulk = (path: string, summary: string, action: (em: EntityManager, orgId: number, ids: number[], actor: string) => Promise<number[]>, audit: string) => {
     app.post(path, {
       config: { auth },
-      schema: { tags, security, params: OrgParams, summary, body: Ids, response: { 200: BulkResult, 400: ErrorBody } },
+      schema: { tags, params: OrgParams, summary, body: Ids, response: { 200: BulkResult, 400: ErrorBody } },
     }, async (request) => {
       const org = request.org!;
       const actor = request.caller!.actor;
@@ -191,7 +190,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/errors', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: 'The org\'s error log (requests, jobs and event handlers that failed), newest first',
       querystring: Type.Object({
         ...paging,
@@ -225,7 +224,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/changes', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: 'The org\'s audit log (changes, deletes, tokens made…), newest first',
       querystring: Type.Object({
         ...paging,
@@ -248,7 +247,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/job-runs', {
     config: { auth },
     schema: {
-      tags, security, params: OrgParams,
+      tags, params: OrgParams,
       summary: 'The org\'s job runs, newest first',
       querystring: Type.Object({
         ...paging,

@@ -1,8 +1,6 @@
 // The Fastify app: error handling, body limit, security headers, CORS, request ids, the auth/org/module hooks,
 // OpenAPI, and every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
-import cookie from '@fastify/cookie';
-import secureSession from '@fastify/secure-session';
 import cors from '@fastify/cors';
 import jwt from '@fastify/jwt';
 import swagger from '@fastify/swagger';
@@ -20,8 +18,8 @@ import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { finishDocument, SECURITY_SCHEMES } from './openapi.js';
 import { quadDecorations } from './decorations.js';
-import { sessionPluginOptions } from '../auth/session.js';
-import { resolveOrg } from './org-resolver.js';
+import { Sessions } from '../auth/session.js';
+import { runSteps } from './maybe-async.js';
 import { requestIdOf } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { ResponseLogController } from '../log.js';
@@ -80,12 +78,6 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   await app.register(quadDecorations, { services, orm });
   installErrorHandling(app, () => services);
 
-  // Set first thing, so every answer has them (errors and 404s too); a route may still override one.
-  const headers = securityHeaders(SECURITY_HEADERS);
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
-    done();
-  });
   // Answers carry tokens, secrets and members' data: no cache (browser or proxy) keeps any answer, unless its
   // route says otherwise by setting Cache-Control itself.
   // (A callback hook, not an async one: no promise per response.)
@@ -96,8 +88,7 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   app.decorate('auth', options.auth);
   app.decorate('orgs', options.orgs);
   app.decorate('tools', options.tools);
-  await app.register(cookie);
-  await app.register(secureSession, sessionPluginOptions(options.auth.secretKey));
+  app.decorate('sessions', await Sessions.register(app, options.auth.secretKey));
   await app.register(jwt, {
     secret: { private: options.auth.keys.privateKey, public: options.auth.keys.publicKey },
     sign: { algorithm: 'RS256' },
@@ -121,14 +112,16 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     transformObject: (document) => finishDocument((document as { openapiObject: Record<string, any> }).openapiObject, registry.modules, tagModules(app.registeredRoutes)) as never,
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The core's request hook, after CORS (so refusals carry its headers, and the dashboard can read them): the
+  // security headers, every answer's (errors and 404s too; a route may still override one), then the route's auth
+  // policy. A callback hook whose steps are synchronous when their answers are cached: no promise per request.
+  const headers = securityHeaders(SECURITY_HEADERS);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(headers);
     reply.header('x-request-id', request.id);
     const policy = request.routeOptions.config?.auth;
-    if (!policy) return; // the 404 handler
-    const [handler, argument] = policies.handler(policy);
-    await handler.authenticate(request, argument);
-    await resolveOrg(request);
-    await handler.authorize?.(request, argument);
+    if (!policy) return done(); // the 404 handler
+    runSteps(policies.steps(policy), request, done);
   });
 
   // The docs UI is a third-party route plugin: its routes are public.

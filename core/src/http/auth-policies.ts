@@ -3,12 +3,17 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthPolicy } from '../modules/types.js';
 import { unauthorized } from './errors.js';
+import type { MaybePromise } from './maybe-async.js';
+import { resolveOrg } from './org-resolver.js';
 
+type Step = (request: FastifyRequest) => MaybePromise<void>;
+
+/** A check returns nothing when it decided at once (from caches), or a promise when it had to wait. */
 export interface PolicyHandler {
   /** Identify the caller from the request's credential (401/403 for missing, bad or expired ones). Runs first. */
-  authenticate(request: FastifyRequest, argument: string | undefined): Promise<void>;
+  authenticate(request: FastifyRequest, argument: string | undefined): MaybePromise<void>;
   /** Check the caller may act on `request.org` (resolved by then). Optional. */
-  authorize?(request: FastifyRequest, argument: string | undefined): Promise<void>;
+  authorize?(request: FastifyRequest, argument: string | undefined): MaybePromise<void>;
 }
 
 export const POLICY_NAMES = ['public', 'officer', 'dual', 'orgOfficer', 'superadmin', 'member', 'memberOrCli', 'machine', 'officerOrMachine'] as const;
@@ -32,13 +37,35 @@ export class AuthPolicies {
   private readonly handlers = new Map<string, PolicyHandler>();
 
   constructor() {
-    this.handlers.set('public', { async authenticate() {} });
+    this.handlers.set('public', { authenticate() {} });
     // Until a credential layer registers a handler, a policy accepts no credential.
     for (const name of POLICY_NAMES) if (name !== 'public') this.handlers.set(name, noCredential);
   }
 
   register(name: PolicyName, handler: PolicyHandler) {
     this.handlers.set(name, handler);
+    this.stepLists.clear();
+  }
+
+  private readonly stepLists = new Map<string, readonly Step[]>();
+
+  /**
+   * What the core's request hook runs for a route with this policy, in order: authenticate the caller, resolve the
+   * org in the URL, authorize the caller for it. Made once per policy.
+   */
+  steps(policy: AuthPolicy): readonly Step[] {
+    let steps = this.stepLists.get(policy);
+    if (!steps) {
+      const [handler, argument] = this.handler(policy);
+      const { authenticate, authorize } = handler;
+      steps = [
+        (request) => authenticate.call(handler, request, argument),
+        resolveOrg,
+        ...(authorize ? [(request: FastifyRequest) => authorize.call(handler, request, argument)] : []),
+      ];
+      this.stepLists.set(policy, steps);
+    }
+    return steps;
   }
 
   /** Why a declared policy is not acceptable, or null. `scopes` are the declared scope names. */

@@ -66,10 +66,11 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
       }
     });
     if (options.gate !== false) {
-      child.addHook('onRequest', async (request) => {
+      child.addHook('onRequest', (request, _reply, done) => {
         if (request.org && !options.registry.isEnabled(request.org.modules, options.module)) {
-          throw notFound(`The ${options.module} module is off for this org`, 'module_off');
+          return done(notFound(`The ${options.module} module is off for this org`, 'module_off'));
         }
+        done();
       });
     }
     if (routes instanceof URL) {

@@ -3,18 +3,27 @@
 // on every org route, with or without a params schema, a malformed reference is a 400 and never reaches SQL.
 import type { FastifyRequest } from 'fastify';
 import { ORG_FILTER } from '../db/org-owned.js';
+import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { existingFork } from './decorations.js';
 import { badRequest, notFound } from './errors.js';
 import { isOrgRef, OrgRef } from './schemas.js';
 
-export async function resolveOrg(request: FastifyRequest): Promise<void> {
+/** Synchronous when the org is cached (the usual case): a promise only when it must be read. */
+export function resolveOrg(request: FastifyRequest): void | Promise<void> {
   const ref = (request.params as Record<string, unknown> | undefined)?.org;
   if (ref === undefined) return;
   if (!isOrgRef(ref)) {
     throw badRequest(`params.org: must be an org prefix or id (${OrgRef.minLength} to ${OrgRef.maxLength} letters, digits, _ or -)`, 'validation', { field: 'params.org' });
   }
-  const org = await request.server.orgs.find(ref);
-  if (!org) throw notFound(`No org "${ref}"`, 'unknown_org');
+  const cached = request.server.orgs.cached(ref);
+  if (cached) return bindOrg(request, cached);
+  return request.server.orgs.find(ref).then((org) => {
+    if (!org) throw notFound(`No org "${ref}"`, 'unknown_org');
+    bindOrg(request, org);
+  });
+}
+
+function bindOrg(request: FastifyRequest, org: OrgSnapshot) {
   request.org = org;
   // A fork made before now (by the auth policy) is bound here; a later one is bound when `request.em` makes it.
   existingFork(request)?.setFilterParams(ORG_FILTER, { orgId: org.id });

@@ -75,7 +75,7 @@ export const limitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/organizations/:org/limits', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['limits'], summary: 'The limits of the modules that are on for the org, with the org\'s use', security: [{ bearer: [] }],
+      tags: ['limits'], summary: 'The limits of the modules that are on for the org, with the org\'s use', 
       params: OrgParams,
       response: { 200: OrgLimits, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
     },
@@ -87,7 +87,7 @@ export const limitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/superadmin/limits', {
     config: { auth: 'superadmin' },
     schema: {
-      tags: ['limits', 'superadmin'], summary: 'Every org with its limits, use and overrides; limits at 80 % of their value or more are marked', security: [{ bearer: [] }],
+      tags: ['limits', 'superadmin'], summary: 'Every org with its limits, use and overrides; limits at 80 % of their value or more are marked', 
       response: {
         200: Type.Object({
           orgs: Type.Array(Type.Object({
@@ -119,7 +119,7 @@ export const limitsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/superadmin/limits/:org', {
     config: { auth: 'superadmin' },
     schema: {
-      tags: ['limits', 'superadmin'], summary: 'Set the org\'s overrides; answers the org\'s limits', security: [{ bearer: [] }],
+      tags: ['limits', 'superadmin'], summary: 'Set the org\'s overrides; answers the org\'s limits', 
       params: OrgParams,
       body: OverridesBody,
       response: {

@@ -29,6 +29,9 @@ export type OrgSnapshot = Readonly<Omit<OrganizationEntity, 'modules' | 'config'
   readonly config: Readonly<Record<string, unknown>>;
 };
 
+const isId = (ref: string) => /^\d+$/.test(ref);
+const keyOf = (ref: string) => (isId(ref) ? `id:${Number(ref)}` : `prefix:${ref.toLowerCase()}`);
+
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !(value instanceof Date) && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -56,13 +59,19 @@ export class OrgCache {
 
   /** The org named by a prefix or numeric id; null when there is none. */
   async find(ref: string): Promise<OrgSnapshot | null> {
+    return this.cached(ref) ?? this.load(ref);
+  }
+
+  /** The org when this process holds it (no promise: the request path tries this first); undefined otherwise. */
+  cached(ref: string): OrgSnapshot | undefined {
+    return this.listener.healthy && isOrgRef(ref) ? this.entries.get(keyOf(ref)) : undefined;
+  }
+
+  private async load(ref: string): Promise<OrgSnapshot | null> {
     // Neither a malformed reference nor an id beyond `serial` names an org; PostgreSQL would refuse some of them.
     if (!isOrgRef(ref)) return null;
-    const byId = /^\d+$/.test(ref);
+    const byId = isId(ref);
     if (byId && Number(ref) > INT4_MAX) return null;
-    const key = byId ? `id:${Number(ref)}` : `prefix:${ref.toLowerCase()}`;
-    const hit = this.listener.healthy ? this.entries.get(key) : undefined;
-    if (hit) return hit;
     const [row] = await this.query<OrgRow>(byId ? { ...BY_ID, values: [Number(ref)] } : { ...BY_PREFIX, values: [ref.toLowerCase()] });
     if (!row) return null;
     // The ORM's pool hands timestamps over as text (MikroORM parses them itself).

@@ -45,13 +45,13 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/dashboard/:org/modules', {
     config: { auth: 'officer' },
-    schema: { tags: ['org'], summary: 'Explore: every optional module with its switch, readiness and needs', security: [{ bearer: [] }], params: OrgParams, response: { 200: DashboardListing } },
+    schema: { tags: ['org'], summary: 'Explore: every optional module with its switch, readiness and needs', params: OrgParams, response: { 200: DashboardListing } },
   }, async (request) => withPages(await listModules(request.em, registry, secrets, request.org!), registry));
 
   app.put('/api/organizations/:org/modules', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['org'], security: [{ bearer: [] }], params: OrgParams,
+      tags: ['org'], params: OrgParams,
       summary: 'Switch modules on or off: body {"modules": {"<name>": true|false}}. Switching off keeps the data.',
       body: Type.Object({ modules: Type.Record(Type.String(), Type.Boolean(), { minProperties: 1 }) }, { additionalProperties: false }),
       response: { 200: Type.Intersect([DashboardListing, Type.Object({ changed: Type.Record(Type.String(), Type.Boolean()) })]), 400: ErrorBody, 409: ErrorBody },
@@ -65,13 +65,13 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/dashboard/:org/branding', {
     config: { auth: 'officer' },
-    schema: { tags: ['org'], summary: 'The org\'s logo, accent color and website', security: [{ bearer: [] }], params: OrgParams, response: { 200: Branding } },
+    schema: { tags: ['org'], summary: 'The org\'s logo, accent color and website', params: OrgParams, response: { 200: Branding } },
   }, async (request) => readBranding(request.org!.config[BRANDING_KEY] as Partial<Branding> | undefined));
 
   app.put('/api/dashboard/:org/branding', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['org'], security: [{ bearer: [] }], params: OrgParams, body: BrandingUpdate,
+      tags: ['org'], params: OrgParams, body: BrandingUpdate,
       summary: 'Change branding: https URLs, #RRGGBB; an empty string or null removes a value; fields left out stay',
       response: { 200: Branding, 400: ErrorBody },
     },
@@ -94,13 +94,13 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/dashboard/:org/settings', {
     config: { auth: 'officer' },
-    schema: { tags: ['org'], summary: 'General settings of the org', security: [{ bearer: [] }], params: OrgParams, response: { 200: Settings } },
+    schema: { tags: ['org'], summary: 'General settings of the org', params: OrgParams, response: { 200: Settings } },
   }, async (request) => view(request.org!));
 
   app.put('/api/dashboard/:org/settings', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['org'], summary: 'Change the name, description, points per message or points cooldown', security: [{ bearer: [] }], params: OrgParams,
+      tags: ['org'], summary: 'Change the name, description, points per message or points cooldown', params: OrgParams,
       body: Type.Partial(Type.Object({
         name: Type.String({ minLength: 1, maxLength: 100 }),
         description: Type.String({ maxLength: 2000 }),

@@ -39,7 +39,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth },
     schema: {
       tags: ['secrets'], summary: 'Which declared secrets the org has set and which integrations are connected (never a value)',
-      security: [{ bearer: [] }],
+      
       params: OrgParams,
       response: { 200: Type.Object({ secrets: Type.Array(SecretView), integrations: Type.Array(IntegrationView) }), 401: ErrorBody, 403: ErrorBody },
     },
@@ -58,7 +58,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/api/dashboard/:org/secrets/:name', {
     config: { auth },
     schema: {
-      tags: ['secrets'], summary: 'Set a secret (encrypted at rest; the response never holds the value)', security: [{ bearer: [] }],
+      tags: ['secrets'], summary: 'Set a secret (encrypted at rest; the response never holds the value)', 
       params: SecretParams,
       body: Type.Object({ value: Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH, description: 'trimmed before it is stored' }) }, { additionalProperties: false }),
       response: {
@@ -83,7 +83,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/api/dashboard/:org/secrets/:name', {
     config: { auth },
     schema: {
-      tags: ['secrets'], summary: 'Delete a secret (the integrations it connected become disconnected)', security: [{ bearer: [] }],
+      tags: ['secrets'], summary: 'Delete a secret (the integrations it connected become disconnected)', 
       params: SecretParams,
       response: { 200: Type.Object({ name: Type.String(), set: Type.Literal(false) }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
     },

@@ -1,6 +1,7 @@
 // The line that says Quad is up: where the API, its documentation, the dashboard and the MCP server answer, and what
 // to do next.
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { Quad, Role } from '../quad.js';
 
 /** The ready line's fields: role, start time, the URLs served and the next step (see nextStep). */
@@ -14,6 +15,8 @@ export async function logReady(quad: Quad, role: Role, ms: number): Promise<void
   const next = await nextStep(quad, api);
   if (next) fields.next = next;
   quad.log.info(fields, 'quad ready');
+  // Lines are buffered (log.ts): whoever waits for this one (a person, a supervisor, a test) sees it now.
+  (quad.log as Partial<Pick<Logger, 'flush'>>).flush?.();
 }
 
 /** Without an org, the command that adds one; with one and Discord sign-in set up, the officer sign-in page. */

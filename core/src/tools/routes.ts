@@ -58,7 +58,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/tools', {
     config: { auth: 'machine' },
-    schema: { tags: ['tools'], summary: 'The tools this token may call for its org', security: [{ bearer: [] }] },
+    schema: { tags: ['tools'], summary: 'The tools this token may call for its org' },
   }, async (request) => {
     const { org, caller } = await context(request);
     return { tools: app.tools.visible(org, caller).map((t) => app.tools.listing(t)) };
@@ -67,7 +67,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/tools/call', {
     config: { auth: 'machine' },
     schema: {
-      tags: ['tools'], summary: 'Call one tool: {name, arguments, confirm?}', security: [{ bearer: [] }], body: Call,
+      tags: ['tools'], summary: 'Call one tool: {name, arguments, confirm?}', body: Call,
       response: { 200: Outcome, '4xx': Refusal, '5xx': Refusal },
     },
   }, async (request, reply) => {
@@ -80,7 +80,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/tools/batch', {
     config: { auth: 'machine' },
     schema: {
-      tags: ['tools'], summary: 'Call several tools in order; each counts and succeeds or fails on its own', security: [{ bearer: [] }],
+      tags: ['tools'], summary: 'Call several tools in order; each counts and succeeds or fails on its own',
       body: Type.Object({ calls: Type.Array(Call, { minItems: 1, maxItems: 50 }) }, { additionalProperties: false }),
       response: { 200: Type.Object({ results: Type.Array(Outcome) }), '4xx': Refusal, '5xx': Refusal },
     },

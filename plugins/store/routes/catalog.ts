@@ -1,7 +1,7 @@
 // The catalog: read by everyone, kept by the org's officers.
 import { ErrorBody, OrgParams, Type, badRequest, notFound, type RoutesPlugin } from '@quad/core';
 import { Product } from '../entities.js';
-import { ById, StoreOut, officerSecurity, storePage } from '../route-kit.js';
+import { ById, StoreOut, storePage } from '../route-kit.js';
 import { ProductOut, productView } from '../views.js';
 
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -46,7 +46,7 @@ export default (async (app) => {
   app.post('/api/storefront/:org/products', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['store'], summary: 'Add a product (stock 1 or more)', security: officerSecurity, params: OrgParams,
+      tags: ['store'], summary: 'Add a product (stock 1 or more)', params: OrgParams,
       body: Type.Object({
         name: ProductFields.name, price: ProductFields.price,
         stock: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'a new product needs stock of 1 or more' }),
@@ -73,7 +73,7 @@ export default (async (app) => {
   app.put('/api/storefront/:org/products/:id', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['store'], summary: 'Change a product (fields left out stay; image_url null removes it)', security: officerSecurity, params: ById,
+      tags: ['store'], summary: 'Change a product (fields left out stay; image_url null removes it)', params: ById,
       body: Type.Object({
         name: Type.Optional(ProductFields.name), price: Type.Optional(ProductFields.price),
         stock: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
@@ -102,7 +102,7 @@ export default (async (app) => {
   app.delete('/api/storefront/:org/products/:id', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['store'], summary: 'Delete a product (orders keep its name and price)', security: officerSecurity, params: ById,
+      tags: ['store'], summary: 'Delete a product (orders keep its name and price)', params: ById,
       response: { 200: Type.Object({ deleted: Type.Integer() }), ...Errors },
     },
   }, async (request) => {

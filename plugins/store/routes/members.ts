@@ -2,7 +2,7 @@
 // their orders, and checkout. Reading writes nothing (a member with no users row yet has no points and no orders);
 // an order records the member inside the checkout's transaction.
 import { ErrorBody, OrgParams, Type, type Caller, type RoutesPlugin } from '@quad/core';
-import { CheckoutBody, CheckoutOut, OrdersOut, StoreOut, WalletOut, ledgerOf, placeOrder, sessionSecurity, storePage, wallet, type RequestLike } from '../route-kit.js';
+import { CheckoutBody, CheckoutOut, OrdersOut, StoreOut, WalletOut, ledgerOf, placeOrder, storePage, wallet, type RequestLike } from '../route-kit.js';
 import type { Member } from '../points-ledger.js';
 import { Paging, loadOrders } from '../views.js';
 
@@ -18,7 +18,7 @@ export default (async (app) => {
   app.get('/api/storefront/:org/members/store', {
     config: { auth: 'member' },
     schema: {
-      tags: ['store'], summary: 'The store for a signed-in member: products in stock and the member\'s balance', security: sessionSecurity, params: OrgParams,
+      tags: ['store'], summary: 'The store for a signed-in member: products in stock and the member\'s balance', params: OrgParams,
       response: { 200: Type.Object({ ...StoreOut.properties, balance: Type.Integer() }), ...Errors },
     },
   }, async (request) => {
@@ -29,7 +29,7 @@ export default (async (app) => {
   app.get('/api/storefront/:org/members/points', {
     config: { auth: 'member' },
     schema: {
-      tags: ['store'], summary: 'The member\'s balance and latest points rows', security: sessionSecurity, params: OrgParams,
+      tags: ['store'], summary: 'The member\'s balance and latest points rows', params: OrgParams,
       response: { 200: Type.Object({ chat_user_id: Type.String(), ...WalletOut.properties }), ...Errors },
     },
   }, async (request) => {
@@ -40,7 +40,7 @@ export default (async (app) => {
   app.get('/api/storefront/:org/members/orders', {
     config: { auth: 'member' },
     schema: {
-      tags: ['store'], summary: 'The member\'s orders, newest first', security: sessionSecurity, params: OrgParams, querystring: Type.Object(Paging),
+      tags: ['store'], summary: 'The member\'s orders, newest first', params: OrgParams, querystring: Type.Object(Paging),
       response: { 200: OrdersOut, ...Errors },
     },
   }, async (request) => {
@@ -54,7 +54,7 @@ export default (async (app) => {
   app.post('/api/storefront/:org/members/orders', {
     config: { auth: 'member' },
     schema: {
-      tags: ['store'], summary: 'Place an order (checkout) with the member\'s points', security: sessionSecurity, params: OrgParams, body: CheckoutBody,
+      tags: ['store'], summary: 'Place an order (checkout) with the member\'s points', params: OrgParams, body: CheckoutBody,
       response: { 201: CheckoutOut, ...Errors, 409: ErrorBody },
     },
   }, async (request, reply) => {

@@ -2,7 +2,7 @@
 import { ErrorBody, OrgParams, Type, notFound, type RoutesPlugin } from '@quad/core';
 import { Order } from '../entities.js';
 import { changeOrder } from '../orders.js';
-import { ById, OrdersOut, ledgerOf, officerSecurity } from '../route-kit.js';
+import { ById, OrdersOut, ledgerOf } from '../route-kit.js';
 import { OrderOut, Paging, Status, loadOrders } from '../views.js';
 
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -14,7 +14,7 @@ export default (async (app) => {
   app.get('/api/storefront/:org/orders', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['store'], summary: 'Orders of the org, newest first', security: officerSecurity, params: OrgParams,
+      tags: ['store'], summary: 'Orders of the org, newest first', params: OrgParams,
       querystring: Type.Object({ status: Type.Optional(Status), ...Paging }),
       response: { 200: OrdersOut, ...Errors },
     },
@@ -28,7 +28,7 @@ export default (async (app) => {
   // segment is an id.
   app.get('/api/storefront/:org/orders/:id(^\\d+$)', {
     config: { auth: 'officer' },
-    schema: { tags: ['store'], summary: 'One order', security: officerSecurity, params: ById, response: { 200: OrderOut, ...Errors } },
+    schema: { tags: ['store'], summary: 'One order', params: ById, response: { 200: OrderOut, ...Errors } },
   }, async (request) => {
     const { orders } = await loadOrders(request.em, { id: request.params.id }, { page: 1, per_page: 1, members: asKnownTo(request.org!.id) });
     if (!orders[0]) throw notFound(`No order ${request.params.id}`, 'order_not_found');
@@ -40,7 +40,7 @@ export default (async (app) => {
     schema: {
       tags: ['store'],
       summary: 'Move an order (pending → processing → shipped → delivered, forward only; cancelled from any state before delivered, which gives the points back) and/or set the message to the member',
-      security: officerSecurity, params: ById,
+      params: ById,
       body: Type.Object({ status: Type.Optional(Status), message: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false, minProperties: 1 }),
       response: { 200: Type.Object({ order: OrderOut, from: Status, refunded: Type.Integer() }), ...Errors, 409: ErrorBody },
     },
@@ -58,7 +58,7 @@ export default (async (app) => {
   app.delete('/api/storefront/:org/orders/:id', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['store'], summary: 'Delete an order (its points are not given back, its stock not put back)', security: officerSecurity, params: ById,
+      tags: ['store'], summary: 'Delete an order (its points are not given back, its stock not put back)', params: ById,
       response: { 200: Type.Object({ deleted: Type.Integer() }), ...Errors },
     },
   }, async (request) => {

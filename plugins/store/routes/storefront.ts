@@ -1,7 +1,7 @@
 // The public storefront's members, signed in with an identity-provider token: checkout, their wallet and orders
 // (their own email only; officers' platform tokens are refused).
 import { ErrorBody, OrgParams, Type, forbidden, type Caller, type RoutesPlugin } from '@quad/core';
-import { ByEmail, CheckoutBody, CheckoutOut, OrdersOut, WalletOut, ledgerOf, officerSecurity, placeOrder, wallet } from '../route-kit.js';
+import { ByEmail, CheckoutBody, CheckoutOut, OrdersOut, WalletOut, ledgerOf, placeOrder, wallet } from '../route-kit.js';
 import { Paging, loadOrders } from '../views.js';
 
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
@@ -26,7 +26,7 @@ export default (async (app) => {
   app.post('/api/storefront/:org/checkout', {
     config: { auth: 'dual' },
     schema: {
-      tags: ['store'], summary: 'Storefront checkout with the member\'s points (identity-provider token)', security: officerSecurity, params: OrgParams, body: CheckoutBody,
+      tags: ['store'], summary: 'Storefront checkout with the member\'s points (identity-provider token)', params: OrgParams, body: CheckoutBody,
       response: { 201: CheckoutOut, ...Errors, 409: ErrorBody, 503: ErrorBody },
     },
   }, async (request, reply) => {
@@ -37,7 +37,7 @@ export default (async (app) => {
   app.get('/api/storefront/:org/wallet/:email', {
     config: { auth: 'dual' },
     schema: {
-      tags: ['store'], summary: 'The storefront member\'s balance and latest points rows (own email only)', security: officerSecurity, params: ByEmail,
+      tags: ['store'], summary: 'The storefront member\'s balance and latest points rows (own email only)', params: ByEmail,
       response: { 200: Type.Object({ email: Type.String(), ...WalletOut.properties }), ...Errors, 503: ErrorBody },
     },
   }, async (request) => {
@@ -49,7 +49,7 @@ export default (async (app) => {
   app.get('/api/storefront/:org/orders/:email', {
     config: { auth: 'dual' },
     schema: {
-      tags: ['store'], summary: 'The storefront member\'s orders, newest first (own email only)', security: officerSecurity, params: ByEmail, querystring: Type.Object(Paging),
+      tags: ['store'], summary: 'The storefront member\'s orders, newest first (own email only)', params: ByEmail, querystring: Type.Object(Paging),
       response: { 200: Type.Object({ email: Type.String(), ...OrdersOut.properties }), ...Errors, 503: ErrorBody },
     },
   }, async (request) => {

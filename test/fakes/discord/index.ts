@@ -1,9 +1,11 @@
 // Fake Discord for tests: a real HTTP server on 127.0.0.1 (random port) speaking the REST endpoints Quad
 // uses (OAuth authorize/token, /users/@me, the bot's guild/member/role reads, bot messages, webhooks), with
-// in-memory state, request log and fault controls (down, 429, delay). Test code, not production code.
+// in-memory state, request log and fault controls (down, 429, delay). Rate limits as Discord sends them: every
+// answer carries the X-RateLimit-* headers of its bucket (one per route, counted per guild, channel or webhook),
+// and a spent bucket answers 429 with `retry_after` in the body. Test code, not production code.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export interface FakeUser { id: string; username: string; global_name: string | null; avatar: string | null }
 export interface FakeRole { id: string; name: string; color: number; position: number; managed: boolean }
@@ -16,6 +18,9 @@ export interface RecordedWebhookPost extends RecordedPost { webhookId: string; w
 export interface RecordedRequest { method: string; path: string; query: Record<string, string>; auth: 'bot' | 'bearer' | 'none' | 'invalid'; headers: IncomingHttpHeaders }
 
 export interface FakeDiscordOptions { clientId?: string; clientSecret?: string; botToken?: string }
+
+/** Requests each bucket takes per window; the default is more than any test sends. */
+export interface FakeBucketLimit { limit: number; windowMs: number }
 
 export interface FakeDiscord {
   /** http://127.0.0.1:PORT — use as apiUrl; authorize at url + '/oauth2/authorize'; webhooks at url + '/api/webhooks/…'. */
@@ -43,6 +48,10 @@ export interface FakeDiscord {
   down(on: boolean): void;
   /** The next `count` requests get 429 with retry_after in the body and Retry-After/X-RateLimit-* headers. */
   rateLimitNext(retryAfterSeconds: number, count?: number): void;
+  /** Every bucket from now on takes `limit` requests per `windowMs`; more get 429 until the window ends. */
+  limitBuckets(limit: number, windowMs: number): void;
+  /** 429 answers sent so far (forced by rateLimitNext or from a spent bucket). */
+  readonly tooManyRequests: number;
   /** The next `count` requests are answered only after `ms`. */
   delayNext(ms: number, count?: number): void;
   close(): Promise<void>;
@@ -78,6 +87,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   let signedIn: string | null = null;
   let isDown = false;
   let rateLimits: { seconds: number; count: number } | null = null;
+  let bucketLimit: FakeBucketLimit = { limit: 10_000, windowMs: 1000 };
+  const buckets = new Map<string, { used: number; resetAt: number }>();
+  let tooManyRequests = 0;
   let delays: { ms: number; count: number } | null = null;
   const timers = new Set<NodeJS.Timeout>();
 
@@ -114,28 +126,57 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     const auth: RecordedRequest['auth'] = authz.startsWith('Bot ') ? 'bot' : authz.startsWith('Bearer ') ? 'bearer' : authz ? 'invalid' : 'none';
     requests.push({ method: req.method ?? 'GET', path: url.pathname, query, auth, headers: req.headers });
 
+    // A proxy in front of Discord answers this one, without rate-limit headers.
     if (isDown) return json(502, { message: 'Bad Gateway' });
-    if (rateLimits && rateLimits.count > 0) {
-      const seconds = rateLimits.seconds;
-      if (--rateLimits.count === 0) rateLimits = null;
-      return json(429, { message: 'You are being rate limited.', retry_after: seconds, global: false }, {
-        'Retry-After': String(Math.ceil(seconds)),
-        'X-RateLimit-Limit': '5', 'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': String(Date.now() / 1000 + seconds), 'X-RateLimit-Reset-After': String(seconds),
-        'X-RateLimit-Bucket': 'fake-bucket', 'X-RateLimit-Scope': 'user',
-      });
-    }
-    if (delays && delays.count > 0) {
-      const ms = delays.ms;
-      if (--delays.count === 0) delays = null;
-      await sleep(ms);
-    }
 
     // Real Discord serves the API under /api and /api/v<n>; the fake also serves it at the root.
     const path = url.pathname.replace(/^\/api(?:\/v\d+)?(?=\/)/, '');
     const method = req.method ?? 'GET';
     const seg = path.split('/').filter(Boolean).map(decodeURIComponent);
     const route = `${method} /${seg.map((s, i) => (/^\d+$/.test(s) && i > 0 ? ':id' : s)).join('/')}`;
+
+    // Discord's buckets: one per route (a webhook's token is not part of it), counted per top-level resource.
+    const bucketRoute = seg[0] === 'webhooks' && seg.length >= 3 ? `${method} /webhooks/:id/:token` : route;
+    const bucket = createHash('sha256').update(bucketRoute).digest('hex').slice(0, 32);
+    const major = ['guilds', 'channels', 'webhooks'].includes(seg[0] ?? '') && seg[1] ? seg[1] : 'global';
+    const limited = (seconds: number, headers: Record<string, string>) => {
+      tooManyRequests++;
+      return json(429, { message: 'You are being rate limited.', retry_after: seconds, global: false }, {
+        ...headers, 'Retry-After': String(Math.ceil(seconds)), 'X-RateLimit-Scope': 'user',
+      });
+    };
+    if (rateLimits && rateLimits.count > 0) {
+      const seconds = rateLimits.seconds;
+      if (--rateLimits.count === 0) rateLimits = null;
+      return limited(seconds, {
+        'X-RateLimit-Limit': String(bucketLimit.limit), 'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': String(Date.now() / 1000 + seconds), 'X-RateLimit-Reset-After': String(seconds), 'X-RateLimit-Bucket': bucket,
+      });
+    }
+    const now = Date.now();
+    let count = buckets.get(`${bucket}:${major}`);
+    if (!count || now >= count.resetAt) buckets.set(`${bucket}:${major}`, (count = { used: 0, resetAt: now + bucketLimit.windowMs }));
+    const spent = count.used >= bucketLimit.limit;
+    if (!spent) count.used++;
+    const resetAfter = (count.resetAt - now) / 1000;
+    const rateHeaders = {
+      'X-RateLimit-Limit': String(bucketLimit.limit), 'X-RateLimit-Remaining': String(bucketLimit.limit - count.used),
+      'X-RateLimit-Reset': String(count.resetAt / 1000), 'X-RateLimit-Reset-After': resetAfter.toFixed(3), 'X-RateLimit-Bucket': bucket,
+    };
+    if (spent) return limited(resetAfter, rateHeaders);
+
+    if (delays && delays.count > 0) {
+      const ms = delays.ms;
+      if (--delays.count === 0) delays = null;
+      await sleep(ms);
+    }
+    const answer = await routeRequest(req, rawBody, { url, query, auth, authz, path, method, seg, route });
+    return new Answer(answer.status, answer.body, { ...rateHeaders, ...answer.headers });
+  }
+
+  interface Parsed { url: URL; query: Record<string, string>; auth: RecordedRequest['auth']; authz: string; path: string; method: string; seg: string[]; route: string }
+
+  async function routeRequest(req: IncomingMessage, rawBody: string, { url, query, auth, authz, method, seg, route }: Parsed): Promise<Answer> {
 
     // --- OAuth (no Authorization header) ---
     if (route === 'GET /oauth2/authorize') {
@@ -307,6 +348,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     rateLimitNext(retryAfterSeconds, count = 1) {
       rateLimits = { seconds: retryAfterSeconds, count };
+    },
+    limitBuckets(limit, windowMs) {
+      bucketLimit = { limit, windowMs };
+      buckets.clear();
+    },
+    get tooManyRequests() {
+      return tooManyRequests;
     },
     delayNext(ms, count = 1) {
       delays = { ms, count };

@@ -1,19 +1,25 @@
-// DiscordClient: every REST call Quad makes to Discord (OAuth sign-in, the bot's guild/member/role reads,
-// bot messages, webhooks), with one policy for timeouts, rate limits, error classes and secret hygiene.
-import { setTimeout as sleep } from 'node:timers/promises';
+// DiscordClient: every call Quad makes to Discord — OAuth sign-in, the bot's guild/member/role reads, bot messages,
+// webhooks — with one policy for timeouts, rate limits, error classes and secret hygiene. The bot's calls and the
+// webhooks go through @discordjs/rest (rest.ts: rate-limit buckets and queues), the sign-in calls through fetch
+// (oauth.ts says why).
+import { RESTJSONErrorCodes, Routes } from 'discord-api-types/v10';
 import { DiscordRequestError, DiscordUnavailable } from './errors.js';
-import type { DiscordGuild, DiscordMember, DiscordRole, DiscordSettings, DiscordTokens, DiscordUser } from './types.js';
+import { oauthRequest } from './oauth.js';
+import { DEFAULT_TIMEOUT_MS } from './policy.js';
+import { DiscordRest, type RestCall } from './rest.js';
+import { clampInt, list, record, snowflake, str, toGuild, toMember, toRole, toTokens, toUser } from './shapes.js';
+import type {
+  DiscordChannelMessage, DiscordGuild, DiscordMember, DiscordMessageRef, DiscordRole, DiscordSettings, DiscordTokens, DiscordUser,
+  DiscordWebhookMessage,
+} from './types.js';
 
 export { DiscordRequestError, DiscordUnavailable } from './errors.js';
-export type { DiscordGuild, DiscordMember, DiscordRole, DiscordSettings, DiscordTokens, DiscordUser } from './types.js';
+export type * from './types.js';
 
-const USER_AGENT = 'DiscordBot (quad, 0.1)';
-const DEFAULT_TIMEOUT_MS = 5000;
-/** A 429 asking for a longer wait than this is reported as unavailable instead of holding the caller. */
-const MAX_RETRY_WAIT_S = 2;
 const MEMBERS_PAGE_MAX = 1000;
 const GUILDS_PAGE_MAX = 200;
-const UNKNOWN_MEMBER = 10007;
+/** Webhook bases (the part of a webhook URL before /webhooks/) each keep a REST; production has one or two. */
+const WEBHOOK_BASES_MAX = 16;
 
 /** nick || global_name || username (Discord's own precedence). */
 export function displayName(member: { nick?: string | null; user: { global_name?: string | null; username: string } }): string {
@@ -29,34 +35,22 @@ export function isDiscordWebhookUrl(url: string): boolean {
   return typeof url === 'string' && WEBHOOK_URL.test(url);
 }
 
-type Auth = { kind: 'bot' } | { kind: 'bearer'; token: string } | { kind: 'none' };
-
-interface Call {
-  method: 'GET' | 'POST';
-  /** Full URL. */
-  url: string;
-  /** What error messages call this request; never holds a secret. */
-  label: string;
-  auth: Auth;
-  json?: unknown;
-  form?: Record<string, string>;
-  /** Extra strings to scrub from error messages (codes, webhook tokens). */
-  secrets?: string[];
-}
-
-type Json = Record<string, unknown>;
-
 export class DiscordClient {
   private readonly apiUrl: string;
   private readonly timeoutMs: number;
   private readonly membersPage: number;
   private readonly guildsPage: number;
+  private readonly botRest: DiscordRest | null;
+  private readonly webhookRests = new Map<string, DiscordRest>();
 
   constructor(private readonly settings: DiscordSettings) {
     this.apiUrl = settings.apiUrl.replace(/\/+$/, '');
     this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.membersPage = clampInt(settings.pageSize ?? MEMBERS_PAGE_MAX, 1, MEMBERS_PAGE_MAX);
     this.guildsPage = clampInt(settings.pageSize ?? GUILDS_PAGE_MAX, 1, GUILDS_PAGE_MAX);
+    this.botRest = settings.botToken
+      ? new DiscordRest({ api: this.apiUrl, timeoutMs: this.timeoutMs, authorization: `Bot ${settings.botToken}`, secrets: [settings.botToken] })
+      : null;
   }
 
   get hasBot(): boolean {
@@ -81,61 +75,54 @@ export class DiscordClient {
   async exchangeCode(code: string, redirectUri: string): Promise<DiscordTokens> {
     const { clientId, clientSecret } = this.settings;
     if (!clientId || !clientSecret) throw new DiscordUnavailable('Discord sign-in is not configured (no client id or secret)');
-    const data = await this.json({
-      method: 'POST', url: `${this.apiUrl}/oauth2/token`, label: 'POST /oauth2/token', auth: { kind: 'none' },
+    return toTokens(await oauthRequest(this.apiUrl, this.timeoutMs, {
+      method: 'POST', path: Routes.oauth2TokenExchange(), label: 'POST /oauth2/token',
       form: { client_id: clientId, client_secret: clientSecret, grant_type: 'authorization_code', code, redirect_uri: redirectUri },
-      secrets: [code],
-    });
-    const o = record(data, 'POST /oauth2/token');
-    return {
-      access_token: str(o, 'access_token'),
-      token_type: str(o, 'token_type'),
-      expires_in: num(o, 'expires_in'),
-      refresh_token: str(o, 'refresh_token'),
-      scope: str(o, 'scope'),
-    };
+      secrets: [clientSecret, this.settings.botToken, code],
+    }));
   }
 
   async currentUser(userAccessToken: string): Promise<DiscordUser> {
-    const data = await this.json({ method: 'GET', url: `${this.apiUrl}/users/@me`, label: 'GET /users/@me', auth: { kind: 'bearer', token: userAccessToken } });
-    return toUser(data);
+    return toUser(await oauthRequest(this.apiUrl, this.timeoutMs, {
+      method: 'GET', path: Routes.user(), label: 'GET /users/@me', bearer: userAccessToken,
+      secrets: [this.settings.clientSecret, this.settings.botToken],
+    }));
   }
 
   /** The member, or null when Discord says Unknown Member (404 code 10007); any other failure throws. */
   async member(guildId: string, userId: string): Promise<DiscordMember | null> {
-    const path = `/guilds/${snowflake(guildId, 'guildId')}/members/${snowflake(userId, 'userId')}`;
+    const route = Routes.guildMember(snowflake(guildId, 'guildId'), snowflake(userId, 'userId'));
     try {
-      return toMember(await this.bot('GET', path));
+      return toMember(await this.bot('GET', route));
     } catch (err) {
-      if (err instanceof DiscordRequestError && err.status === 404 && err.code === UNKNOWN_MEMBER) return null;
+      if (err instanceof DiscordRequestError && err.status === 404 && err.code === RESTJSONErrorCodes.UnknownMember) return null;
       throw err;
     }
   }
 
   async roles(guildId: string): Promise<DiscordRole[]> {
-    const data = await this.bot('GET', `/guilds/${snowflake(guildId, 'guildId')}/roles`);
-    return list(data, 'roles').map(toRole);
+    return list(await this.bot('GET', Routes.guildRoles(snowflake(guildId, 'guildId'))), 'roles').map(toRole);
   }
 
   /** Members whose username or nickname starts with query; limit is clamped to 1..1000. */
   async searchMembers(guildId: string, query: string, limit = 100): Promise<DiscordMember[]> {
     const q = new URLSearchParams({ query, limit: String(clampInt(limit, 1, MEMBERS_PAGE_MAX)) });
-    const data = await this.bot('GET', `/guilds/${snowflake(guildId, 'guildId')}/members/search?${q}`);
-    return list(data, 'members').map(toMember);
+    return list(await this.bot('GET', Routes.guildMembersSearch(snowflake(guildId, 'guildId')), q), 'members').map(toMember);
   }
 
   /** Every member of the guild (needs the Server Members intent; Discord answers 403 without it). */
   async listMembers(guildId: string): Promise<DiscordMember[]> {
-    const base = `/guilds/${snowflake(guildId, 'guildId')}/members`;
+    const route = Routes.guildMembers(snowflake(guildId, 'guildId'));
     const all: DiscordMember[] = [];
     let after = '0';
     for (;;) {
-      const page = list(await this.bot('GET', `${base}?limit=${this.membersPage}&after=${after}`), 'members').map(toMember);
+      const q = new URLSearchParams({ limit: String(this.membersPage), after });
+      const page = list(await this.bot('GET', route, q), 'members').map(toMember);
       all.push(...page);
       if (page.length < this.membersPage) return all;
       const last = page[page.length - 1]!.user.id;
       // A full page that does not move the cursor would loop forever.
-      if (BigInt(last) <= BigInt(after)) throw new DiscordUnavailable(`Discord member paging did not advance (${base})`);
+      if (BigInt(last) <= BigInt(after)) throw new DiscordUnavailable(`Discord member paging did not advance (${route})`);
       after = last;
     }
   }
@@ -145,7 +132,8 @@ export class DiscordClient {
     const all: DiscordGuild[] = [];
     let after = '0';
     for (;;) {
-      const page = list(await this.bot('GET', `/users/@me/guilds?limit=${this.guildsPage}&after=${after}`), 'guilds').map(toGuild);
+      const q = new URLSearchParams({ limit: String(this.guildsPage), after });
+      const page = list(await this.bot('GET', Routes.userGuilds(), q), 'guilds').map(toGuild);
       all.push(...page);
       if (page.length < this.guildsPage) return all;
       const last = page[page.length - 1]!.id;
@@ -155,19 +143,19 @@ export class DiscordClient {
   }
 
   async guild(guildId: string): Promise<DiscordGuild> {
-    return toGuild(await this.bot('GET', `/guilds/${snowflake(guildId, 'guildId')}`));
+    return toGuild(await this.bot('GET', Routes.guild(snowflake(guildId, 'guildId'))));
   }
 
-  async postMessage(channelId: string, body: Record<string, unknown>): Promise<{ id: string }> {
-    const data = await this.bot('POST', `/channels/${snowflake(channelId, 'channelId')}/messages`, body);
+  async postMessage(channelId: string, body: DiscordChannelMessage): Promise<DiscordMessageRef> {
+    const data = await this.bot('POST', Routes.channelMessages(snowflake(channelId, 'channelId')), undefined, body);
     return { id: str(record(data, 'message'), 'id') };
   }
 
   /**
    * POSTs to a webhook URL as given. Callers check stored URLs with isDiscordWebhookUrl when they are saved;
-   * this method takes any http(s) URL so tests can aim it at a fake.
+   * this method takes any http(s) URL so tests can aim it at a fake. Each webhook has its own rate-limit queue.
    */
-  async executeWebhook(webhookUrl: string, body: Record<string, unknown>): Promise<void> {
+  async executeWebhook(webhookUrl: string, body: DiscordWebhookMessage): Promise<void> {
     let url: URL;
     try {
       url = new URL(webhookUrl);
@@ -176,114 +164,37 @@ export class DiscordClient {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('executeWebhook: not an http(s) URL');
     const m = /\/webhooks\/([^/]+)\/([^/?#]+)/.exec(url.pathname);
-    const label = `POST webhook ${m ? m[1] : '(unparsed)'}`;
     // The token is the last path segment; scrub it and the whole URL from any message.
     const secrets = [webhookUrl, url.pathname, ...(m ? [m[2]!, safeDecode(m[2]!)] : [])];
-    await this.send({ method: 'POST', url: url.toString(), label, auth: { kind: 'none' }, json: body, secrets });
+    const at = m ? m.index : url.pathname.length;
+    const route = (url.pathname.slice(at) || '/') as RestCall['route'];
+    await this.webhookRest(`${url.origin}${url.pathname.slice(0, at)}`).request({
+      method: 'POST', route, label: `POST webhook ${m ? m[1] : '(unparsed)'}`, body, secrets,
+      ...(url.search && { query: url.searchParams }),
+    });
   }
 
-  private async bot(method: 'GET' | 'POST', path: string, json?: unknown): Promise<unknown> {
-    if (!this.settings.botToken) throw new DiscordUnavailable(`Discord bot is not configured (${method} ${path.split('?')[0]})`);
-    return this.json({ method, url: `${this.apiUrl}${path}`, label: `${method} ${path.split('?')[0]}`, auth: { kind: 'bot' }, json });
+  private async bot(method: 'GET' | 'POST', route: RestCall['route'], query?: URLSearchParams, body?: unknown): Promise<unknown> {
+    const label = `${method} ${route}`;
+    if (!this.botRest) throw new DiscordUnavailable(`Discord bot is not configured (${label})`);
+    const data = await this.botRest.request({ method, route, label, ...(query && { query }), ...(body !== undefined && { body }) });
+    if (data === undefined) throw new DiscordUnavailable(`Discord sent an empty answer to ${label}`);
+    return data;
   }
 
-  private async json(call: Call): Promise<unknown> {
-    const { text } = await this.send(call);
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new DiscordUnavailable(`Discord sent an unreadable answer to ${call.label}`);
-    }
-  }
-
-  /** One request with its timeout, one retry on a short 429, and the error mapping every call shares. */
-  private async send(call: Call): Promise<{ status: number; text: string }> {
-    const headers: Record<string, string> = { 'User-Agent': USER_AGENT, Accept: 'application/json' };
-    if (call.auth.kind === 'bot') headers.Authorization = `Bot ${this.settings.botToken}`;
-    if (call.auth.kind === 'bearer') headers.Authorization = `Bearer ${call.auth.token}`;
-    let body: string | undefined;
-    if (call.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(call.form).toString();
-    } else if (call.json !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(call.json);
-    }
-    const secrets = [this.settings.botToken, this.settings.clientSecret, call.auth.kind === 'bearer' ? call.auth.token : undefined, ...(call.secrets ?? [])];
-    const scrub = (message: string) => redact(message, secrets);
-
-    for (let attempt = 0; ; attempt++) {
-      let status: number;
-      let resHeaders: Headers;
-      let text: string;
-      try {
-        // redirect: 'manual' so a 3xx can never carry our Authorization header to another host.
-        const res = await fetch(call.url, { method: call.method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
-        status = res.status;
-        resHeaders = res.headers;
-        text = await res.text();
-      } catch (err) {
-        throw new DiscordUnavailable(scrub(`Discord did not answer ${call.label}: ${describeFetchError(err, this.timeoutMs)}`));
+  private webhookRest(base: string): DiscordRest {
+    let rest = this.webhookRests.get(base);
+    if (!rest) {
+      if (this.webhookRests.size >= WEBHOOK_BASES_MAX) {
+        const [oldest, dropped] = this.webhookRests.entries().next().value!;
+        this.webhookRests.delete(oldest);
+        dropped.close();
       }
-
-      if (status === 429) {
-        const wait = retryAfter(text, resHeaders);
-        if (attempt === 0 && wait !== undefined && wait <= MAX_RETRY_WAIT_S) {
-          await sleep(Math.ceil(wait * 1000));
-          continue;
-        }
-        throw new DiscordUnavailable(`Discord rate-limited ${call.label}${wait !== undefined ? ` (retry after ${wait}s)` : ''}`, wait);
-      }
-      if (status >= 200 && status < 300) return { status, text };
-      if (status >= 500) throw new DiscordUnavailable(`Discord answered ${status} to ${call.label}`);
-      if (status >= 400) {
-        const { message, code } = discordError(text);
-        throw new DiscordRequestError(scrub(`Discord answered ${status} to ${call.label}${message ? `: ${message}` : ''}`), status, code);
-      }
-      throw new DiscordUnavailable(`Discord answered an unexpected ${status} to ${call.label}`);
+      rest = new DiscordRest({ api: base, timeoutMs: this.timeoutMs, secrets: [this.settings.botToken, this.settings.clientSecret] });
+      this.webhookRests.set(base, rest);
     }
+    return rest;
   }
-}
-
-function describeFetchError(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timed out after ${timeoutMs} ms`;
-  // Only the low-level code (ECONNREFUSED…): undici's messages can quote the URL, which may hold a webhook token.
-  const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-  return typeof cause?.code === 'string' ? cause.code : 'network error';
-}
-
-function retryAfter(text: string, headers: Headers): number | undefined {
-  let seconds: number | undefined;
-  try {
-    const v = (JSON.parse(text) as Json)?.retry_after;
-    if (typeof v === 'number') seconds = v;
-  } catch {
-    // fall back to the header
-  }
-  if (seconds === undefined) {
-    const h = Number(headers.get('retry-after'));
-    if (headers.has('retry-after') && Number.isFinite(h)) seconds = h;
-  }
-  return seconds === undefined || !Number.isFinite(seconds) ? undefined : Math.max(0, seconds);
-}
-
-function discordError(text: string): { message?: string; code?: number } {
-  try {
-    const o = JSON.parse(text) as Json;
-    if (!o || typeof o !== 'object') return {};
-    const message = typeof o.message === 'string' ? o.message : typeof o.error === 'string' ? o.error : undefined;
-    return { message: message?.slice(0, 200), code: typeof o.code === 'number' ? o.code : undefined };
-  } catch {
-    return {};
-  }
-}
-
-function redact(message: string, secrets: (string | undefined)[]): string {
-  let out = message;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join('***');
-  }
-  return out;
 }
 
 function safeDecode(s: string): string {
@@ -292,58 +203,4 @@ function safeDecode(s: string): string {
   } catch {
     return s;
   }
-}
-
-function clampInt(n: number, min: number, max: number): number {
-  const i = Math.trunc(Number.isFinite(n) ? n : min);
-  return Math.min(max, Math.max(min, i));
-}
-
-// Ids end up in URL paths next to the bot token; refusing non-digits keeps '..' or '/' from rerouting a call.
-function snowflake(id: string, name: string): string {
-  if (typeof id !== 'string' || !/^\d{1,20}$/.test(id)) throw new TypeError(`${name} must be a Discord id (digits)`);
-  return id;
-}
-
-// Discord objects carry many more fields; these keep only what Quad uses, and treat a wrong shape as
-// Discord misbehaving (unavailable) rather than letting undefined leak into callers.
-function bad(what: string): never {
-  throw new DiscordUnavailable(`Discord sent an unexpected ${what}`);
-}
-function record(v: unknown, what: string): Json {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : bad(what);
-}
-function list(v: unknown, what: string): unknown[] {
-  return Array.isArray(v) ? v : bad(`${what} list`);
-}
-function str(o: Json, key: string): string {
-  const v = o[key];
-  return typeof v === 'string' ? v : bad(`value for ${key}`);
-}
-function num(o: Json, key: string): number {
-  const v = o[key];
-  return typeof v === 'number' ? v : bad(`value for ${key}`);
-}
-function strOrNull(o: Json, key: string): string | null {
-  const v = o[key];
-  return typeof v === 'string' ? v : v === null || v === undefined ? null : bad(`value for ${key}`);
-}
-
-function toUser(v: unknown): DiscordUser {
-  const o = record(v, 'user');
-  return { id: str(o, 'id'), username: str(o, 'username'), global_name: strOrNull(o, 'global_name'), avatar: strOrNull(o, 'avatar') };
-}
-function toMember(v: unknown): DiscordMember {
-  const o = record(v, 'member');
-  const roles = list(o.roles, 'role id').map((r) => (typeof r === 'string' ? r : bad('role id')));
-  // joined_at can be null for guest members; an empty string keeps the declared type without failing the call.
-  return { user: toUser(o.user), nick: strOrNull(o, 'nick'), roles, joined_at: strOrNull(o, 'joined_at') ?? '' };
-}
-function toRole(v: unknown): DiscordRole {
-  const o = record(v, 'role');
-  return { id: str(o, 'id'), name: str(o, 'name'), color: num(o, 'color'), position: num(o, 'position'), managed: o.managed === true };
-}
-function toGuild(v: unknown): DiscordGuild {
-  const o = record(v, 'guild');
-  return { id: str(o, 'id'), name: str(o, 'name'), icon: strOrNull(o, 'icon') };
 }

@@ -1,4 +1,9 @@
-// The shapes the Discord adapter takes and returns: settings and the trimmed Discord objects Quad uses.
+// The shapes the Discord adapter takes and returns: settings, the message bodies it sends (discord-api-types v10)
+// and the parts of Discord's objects Quad uses, picked from the same types so they follow the real protocol.
+import type {
+  APIEmbed, APIGuildMember, APIMessage, APIRole, APIUser, RESTAPIPartialCurrentUserGuild, RESTPostAPIChannelMessageJSONBody,
+  RESTPostAPIWebhookWithTokenJSONBody, RESTPostOAuth2AccessTokenResult,
+} from 'discord-api-types/v10';
 
 export interface DiscordSettings {
   /** REST base, e.g. https://discord.com/api/v10 (DISCORD_API_URL). */
@@ -14,39 +19,27 @@ export interface DiscordSettings {
   pageSize?: number;
 }
 
-export interface DiscordUser {
-  id: string;
-  username: string;
-  global_name: string | null;
-  avatar: string | null;
-}
+/** A bot message (`POST /channels/{channel}/messages`). */
+export type DiscordChannelMessage = RESTPostAPIChannelMessageJSONBody;
+/** A webhook message (`POST /webhooks/{id}/{token}`). */
+export type DiscordWebhookMessage = RESTPostAPIWebhookWithTokenJSONBody;
+export type DiscordEmbed = APIEmbed;
 
-export interface DiscordMember {
+export type DiscordUser = Pick<APIUser, 'id' | 'username' | 'global_name' | 'avatar'>;
+
+export interface DiscordMember extends Pick<APIGuildMember, 'roles'> {
   user: DiscordUser;
   nick: string | null;
   /** Role ids; Discord leaves out @everyone (whose id is the guild's id). */
   roles: string[];
+  /** Empty for a guest member, whose joined_at Discord sends as null. */
   joined_at: string;
 }
 
-export interface DiscordRole {
-  id: string;
-  name: string;
-  color: number;
-  position: number;
-  managed: boolean;
-}
+export type DiscordRole = Pick<APIRole, 'id' | 'name' | 'color' | 'position' | 'managed'>;
 
-export interface DiscordGuild {
-  id: string;
-  name: string;
-  icon: string | null;
-}
+export type DiscordGuild = Pick<RESTAPIPartialCurrentUserGuild, 'id' | 'name' | 'icon'>;
 
-export interface DiscordTokens {
-  access_token: string;
-  token_type: string;
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-}
+export type DiscordTokens = Pick<RESTPostOAuth2AccessTokenResult, 'access_token' | 'token_type' | 'expires_in' | 'refresh_token' | 'scope'>;
+
+export type DiscordMessageRef = Pick<APIMessage, 'id'>;

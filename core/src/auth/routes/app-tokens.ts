@@ -17,7 +17,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/auth/appToken', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['auth'], summary: 'Make a legacy app token (120 days). Prefer machine tokens.', security: [{ bearer: [] }],
+      tags: ['auth'], summary: 'Make a legacy app token (120 days). Prefer machine tokens.', 
       response: { 200: Type.Object({ token: Type.String(), id: Type.Integer(), expires_at: Type.String() }), 401: ErrorBody, 403: ErrorBody },
     },
   }, async (request) => {
@@ -36,7 +36,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/auth/appTokens', {
     config: { auth: 'officer' },
-    schema: { tags: ['auth'], summary: 'The caller\'s app tokens (never the tokens themselves)', security: [{ bearer: [] }], response: { 200: Type.Object({ app_tokens: Type.Array(AppTokenView) }) } },
+    schema: { tags: ['auth'], summary: 'The caller\'s app tokens (never the tokens themselves)', response: { 200: Type.Object({ app_tokens: Type.Array(AppTokenView) }) } },
   }, async (request) => {
     const caller = request.caller as OfficerCaller;
     const rows = await request.em.find(AppToken, { chatUserId: caller.chatUserId }, { orderBy: { id: 'desc' } });
@@ -46,7 +46,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/api/auth/appTokens/:id', {
     config: { auth: 'officer' },
     schema: {
-      tags: ['auth'], summary: 'Revoke one of the caller\'s app tokens', security: [{ bearer: [] }],
+      tags: ['auth'], summary: 'Revoke one of the caller\'s app tokens', 
       params: Type.Object({ id: Id }),
       response: { 200: Type.Object({ revoked: Type.Boolean() }), 404: ErrorBody },
     },
@@ -69,7 +69,7 @@ export const appTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/auth/machine/whoami', {
     config: { auth: 'machine' },
     schema: {
-      tags: ['auth'], summary: 'The org, name, kind and scopes of the calling machine token', security: [{ bearer: [] }],
+      tags: ['auth'], summary: 'The org, name, kind and scopes of the calling machine token', 
       response: {
         200: Type.Object({
           org: Type.Object({ id: Type.Integer(), prefix: Type.String(), name: Type.String() }),

@@ -44,7 +44,7 @@ export const orgTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/organizations/:org/tokens', {
     config: { auth },
     schema: {
-      tags: ['tokens'], summary: 'Create a machine token; the response shows it once', security: [{ bearer: [] }],
+      tags: ['tokens'], summary: 'Create a machine token; the response shows it once', 
       params: OrgParams, body: TokenCreateBody,
       response: { 201: Type.Object({ token: Type.String({ description: 'plat_…, shown only now' }), record: TokenView }), 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
     },
@@ -60,7 +60,7 @@ export const orgTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/organizations/:org/tokens', {
     config: { auth },
     schema: {
-      tags: ['tokens'], summary: 'The org\'s machine tokens, every scope (with the services it uses) and every integration', security: [{ bearer: [] }],
+      tags: ['tokens'], summary: 'The org\'s machine tokens, every scope (with the services it uses) and every integration', 
       params: OrgParams,
       response: { 200: Type.Object({ tokens: Type.Array(TokenView), scopes: Type.Array(ScopeView), integrations: Type.Array(IntegrationView) }), 401: ErrorBody, 403: ErrorBody },
     },
@@ -69,7 +69,7 @@ export const orgTokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/api/organizations/:org/tokens/:id', {
     config: { auth },
     schema: {
-      tags: ['tokens'], summary: 'Revoke a machine token; its later use gets 401', security: [{ bearer: [] }],
+      tags: ['tokens'], summary: 'Revoke a machine token; its later use gets 401', 
       params: orgParams({ id: Id }),
       response: { 200: Type.Object({ revoked: Type.Boolean() }), 404: ErrorBody },
     },
