@@ -80,3 +80,14 @@ export async function startBrowserWorld(t: TeardownHost, options: Options = {}):
     },
   };
 }
+
+/**
+ * Wait until the element `selector` matches has this computed background colour (`rgb(r, g, b)`). The element may
+ * be re-rendered meanwhile (branding reloads): absent for a moment counts as "not yet".
+ */
+export async function waitForBackground(page: Page, selector: string, rgb: string): Promise<void> {
+  await page.waitForFunction(([sel, want]) => {
+    const element = document.querySelector(sel!);
+    return !!element && getComputedStyle(element).backgroundColor === want;
+  }, [selector, rgb]);
+}

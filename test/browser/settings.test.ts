@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { bearer, signInOfficer } from '@quad/core/testing';
 import { quotaModule } from '../limits/fixture.js';
-import { startBrowserWorld } from './harness.js';
+import { startBrowserWorld, waitForBackground } from './harness.js';
 
 const SECRET_VALUE = 'ghp_do-not-show-me-0123456789';
 
@@ -49,7 +49,7 @@ t.test('Settings', async (t) => {
     const save = page.getByRole('button', { name: 'Save branding' });
     await save.click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
-    await page.waitForFunction(() => getComputedStyle(document.querySelector('[data-testid="org-initial"]')!).backgroundColor === 'rgb(29, 78, 216)');
+    await waitForBackground(page, '[data-testid="org-initial"]', 'rgb(29, 78, 216)');
     t.pass('the org initial wears the accent, without a reload');
     t.equal(await save.evaluate((e) => getComputedStyle(e).backgroundColor), 'rgb(29, 78, 216)', 'so does a primary button');
     t.equal(await save.evaluate((e) => getComputedStyle(e).color), 'rgb(255, 255, 255)', 'white reads on a dark accent');
@@ -61,7 +61,7 @@ t.test('Settings', async (t) => {
     await page.getByLabel('Website').fill('https://acm.example.org');
     await page.getByRole('button', { name: 'Clear color' }).click();
     await save.click();
-    await page.waitForFunction(() => getComputedStyle(document.querySelector('[data-testid="org-initial"]')!).backgroundColor === 'rgb(107, 114, 128)');
+    await waitForBackground(page, '[data-testid="org-initial"]', 'rgb(107, 114, 128)');
     t.match((await api('GET', '/api/dashboard/acm/branding')).json(), { accent_color: null, website_url: 'https://acm.example.org' }, 'gray again');
   });
 

@@ -2,7 +2,7 @@
 // the spec's old paths, branding, the org switcher and a module's page while the module is off.
 import t from 'tap';
 import { bearer, signInOfficer } from '@quad/core/testing';
-import { startBrowserWorld } from './harness.js';
+import { startBrowserWorld, waitForBackground } from './harness.js';
 
 const GRAY = 'rgb(107, 114, 128)';
 
@@ -128,7 +128,7 @@ t.test('the dashboard shell', async (t) => {
     const set = await world.quad.api.inject({ method: 'PUT', url: '/api/dashboard/acm/branding', headers: bearer(access_token), payload: { accent_color: '#ff5500' } });
     t.equal(set.statusCode, 200);
     await page.reload();
-    await page.waitForFunction(() => getComputedStyle(document.querySelector('[data-testid="org-initial"]')!).backgroundColor === 'rgb(255, 85, 0)');
+    await waitForBackground(page, '[data-testid="org-initial"]', 'rgb(255, 85, 0)');
     t.equal(await background(add), 'rgb(255, 85, 0)', 'the accent on a primary button');
     t.equal(await add.evaluate((e) => getComputedStyle(e).color), 'rgb(17, 24, 39)', 'dark text reads on a light accent');
     await world.screenshot(page, 'explore-branded');
