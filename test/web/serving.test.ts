@@ -7,9 +7,12 @@ import { defineModule } from '@quad/core';
 import { captureLogs, startTestApp } from '@quad/core/testing';
 import { bearer, officerLogin, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 
+/** An enabled plugin that brings no pages. */
+const plain = defineModule({ name: 'plain', title: 'Plain', description: 'A module without dashboard pages', category: 'Tests' });
+
 t.test('the served dashboard, store pages and plugin page bundles', async (t) => {
   const world = await startSignInWorld(t, {
-    plugins: ['./plugins/points', './examples/hello-plugin'], orgModules: { hello: true },
+    plugins: ['./plugins/points', './examples/hello-plugin', plain], orgModules: { hello: true },
     config: { DASHBOARD_URL: undefined },
   });
   const { quad } = world;
@@ -45,7 +48,7 @@ t.test('the served dashboard, store pages and plugin page bundles', async (t) =>
   });
 
   await t.test('a missing file is a 404 answer, never the dashboard\'s page', async (t) => {
-    for (const url of ['/dashboard/assets/nope.js', '/dashboard/plugins/hello/nope.js', '/dashboard/plugins/points/index.js', '/dashboard/plugins/nope/index.js']) {
+    for (const url of ['/dashboard/assets/nope.js', '/dashboard/plugins/hello/nope.js', '/dashboard/plugins/plain/index.js', '/dashboard/plugins/nope/index.js']) {
       const res = await get(url);
       t.equal(res.statusCode, 404, url);
       t.match(res.headers['content-type'], /^application\/json/, url);
@@ -104,7 +107,7 @@ t.test('the served dashboard, store pages and plugin page bundles', async (t) =>
       list: [{ path: 'hello', title: 'Greetings', category: 'Examples', icon: 'smile', component: 'GreetingsPage' }],
       overview_card: 'GreetingsCard',
     });
-    t.equal(listing.modules.find((m: { name: string }) => m.name === 'points').pages, null);
+    t.equal(listing.modules.find((m: { name: string }) => m.name === 'plain').pages, null, 'a module without pages');
     t.ok(listing.included.some((m: { name: string; pages: unknown }) => m.name === 'tokens' && m.pages === null), 'core modules are listed as included');
     const switched = await quad.api.inject({ method: 'PUT', url: '/api/organizations/acm/modules', headers: bearer(access_token), payload: { modules: { points: true } } });
     t.same(switched.json().modules.find((m: { name: string }) => m.name === 'hello').pages, hello.pages, 'the switch answers the same listing');
