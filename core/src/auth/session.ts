@@ -93,9 +93,11 @@ export class Sessions {
   }
 
   write(reply: FastifyReply, data: Omit<SessionData, 'expires'> & { expires?: number }, secure: boolean) {
-    const expires = data.expires ?? Date.now() + SESSION_SECONDS * 1000;
+    // One clock reading for both, so a new session's cookie lives exactly SESSION_SECONDS.
+    const now = Date.now();
+    const expires = data.expires ?? now + SESSION_SECONDS * 1000;
+    const maxAge = Math.max(0, Math.floor((expires - now) / 1000));
     const value = this.codec.encodeSecureSession(this.codec.createSecureSession({ quad: { ...data, expires } }));
-    const maxAge = Math.max(0, Math.floor((expires - Date.now()) / 1000));
     this.setCookie(reply, value, { ...COOKIE_OPTIONS, secure, maxAge });
   }
 
