@@ -7,9 +7,6 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { cloneInto, ready, spawnQuad } from '../startup/support.js';
 import { defaultDatabase } from './processes.js';
 

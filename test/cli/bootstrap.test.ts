@@ -3,9 +3,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { assertHintsExist, defaultDatabase, freePort, quad, runApp } from './processes.js';

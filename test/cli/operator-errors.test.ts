@@ -1,9 +1,6 @@
 // Every database command of the CLI, when the database cannot be reached or does not exist, prints the line
 // `npm start` prints for it (startup/operator-errors.ts) as one `error:` line, without a stack, and exits 1.
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { ADMIN_URL } from '@quad/core/testing';
 import { freePort, spawnQuad } from '../startup/support.js';
 import { quad } from './processes.js';

@@ -1,9 +1,6 @@
 // `quad org modules`: the officer route's rules and messages (needs first; not off under a module that needs it),
 // each refusal with the command that gets past it.
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { assertHintsExist, defaultDatabase, quad } from './processes.js';
 
 t.test('org modules', async (t) => {

@@ -2,9 +2,6 @@
 // typed back; when stdin is not a terminal it refuses unless --yes is given.
 import { spawn } from 'node:child_process';
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { defaultDatabase, quad, ROOT } from './processes.js';
 
 /** `quad <args>` on a pseudo-terminal (util-linux `script`), answering `answer` to its question. */

@@ -1,9 +1,6 @@
 // PLUGINS_EXTRA adds plugins to the list of config/default.json without repeating it; PLUGINS still replaces the
 // list. Seen the way an operator sees it: the modules `quad org modules` lists.
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { defaultDatabase, quad } from './processes.js';
 
 t.test('PLUGINS_EXTRA adds to the default plugins; PLUGINS replaces them', async (t) => {

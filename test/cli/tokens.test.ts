@@ -1,8 +1,5 @@
 // `quad token create|list|revoke`: the route's checks and messages, named by the flag the operator typed.
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { assertHintsExist, defaultDatabase, quad } from './processes.js';
 
 t.test('token commands refuse what the route refuses', async (t) => {

@@ -1,9 +1,6 @@
 // The command line itself: --help on every command and subcommand, and usage errors as one line, the usage and
 // exit 2, never a stack. None of these touch a database.
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { VERSION } from '../../core/src/version.js';
 import { quad } from './processes.js';

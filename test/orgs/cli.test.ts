@@ -3,9 +3,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-
-// Each command is its own process, as a user runs it: a file of them outlasts the suite's 120 s default on a busy machine.
-t.setTimeout(300_000);
 import { createTestDatabase, startTestApp } from '@quad/core/testing';
 import { CORE_MODULES } from '../../core/src/quad.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
