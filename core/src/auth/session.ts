@@ -101,10 +101,6 @@ export class Sessions {
     this.setCookie(reply, value, { ...COOKIE_OPTIONS, secure, maxAge });
   }
 
-  clear(reply: FastifyReply) {
-    this.setCookie(reply, '', { ...COOKIE_OPTIONS, expires: new Date(0), maxAge: 0 });
-  }
-
   private setCookie(reply: FastifyReply, value: string, options: Record<string, unknown>) {
     const cookie = this.codec.serializeCookie(SESSION_COOKIE, value, options);
     const earlier = reply.getHeader('set-cookie');
@@ -119,10 +115,6 @@ export function readSession(request: FastifyRequest): SessionRead {
 
 export function writeSession(reply: FastifyReply, data: Omit<SessionData, 'expires'> & { expires?: number }, secure: boolean) {
   reply.server.sessions.write(reply, data, secure);
-}
-
-export function clearSession(reply: FastifyReply) {
-  reply.server.sessions.clear(reply);
 }
 
 declare module 'fastify' {

@@ -80,7 +80,7 @@ export class AuthPolicies {
     return null;
   }
 
-  handler(policy: AuthPolicy): [PolicyHandler, string | undefined] {
+  private handler(policy: AuthPolicy): [PolicyHandler, string | undefined] {
     const [name, argument] = parsePolicy(policy);
     return [this.handlers.get(name)!, argument];
   }

@@ -3,8 +3,8 @@
 // plugins/event_webhook/routes.ts (README "Routes"). The destination URL is write-only: the API never shows it.
 import { useState, type CSSProperties, type FormEvent } from 'react';
 import {
-  Button, Card, ConfirmDialog, EmptyState, ErrorNote, Field, Loading, Page, Table, apiFetch, invalidateApi, useApi, useOrg,
-  type PageProps,
+  Button, Card, ConfirmDialog, EmptyState, ErrorNote, Field, Loading, OverviewSection, Page, Table, apiFetch,
+  invalidateApi, useApi, useOrg, type PageProps,
 } from '@quad/web/sdk';
 
 interface Webhook {
@@ -174,19 +174,15 @@ function WebhookForm({ webhook, kinds, full, onDone, onSaved }: {
   );
 }
 
-interface Overview { modules: Record<string, Record<string, unknown>> }
-
 /** The module's card on Overview: webhooks, and those whose last message failed. */
 export function EventsCard() {
-  const org = useOrg();
-  const overview = useApi<Overview>(`/api/dashboard/${org.prefix}/overview`);
-  if (overview.isPending) return <Loading />;
-  if (overview.error) return <ErrorNote error={overview.error} />;
-  const hooks = overview.data.modules.event_webhook;
-  if (!hooks || hooks.unavailable) return <p>Webhook counts are unavailable right now.</p>;
   return (
-    <p data-testid="events-card">
-      {Number(hooks.enabled)} of {Number(hooks.webhooks)} webhooks on; {Number(hooks.failing)} failing.
-    </p>
+    <OverviewSection module="event_webhook" what="Webhook counts">
+      {(hooks) => (
+        <p data-testid="events-card">
+          {Number(hooks.enabled)} of {Number(hooks.webhooks)} webhooks on; {Number(hooks.failing)} failing.
+        </p>
+      )}
+    </OverviewSection>
   );
 }

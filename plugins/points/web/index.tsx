@@ -4,8 +4,8 @@
 import { useState, type CSSProperties, type FormEvent } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import {
-  ApiError, Button, Card, ConfirmDialog, EmptyState, ErrorNote, Field, Loading, Page, Table, apiFetch, apiKey, invalidateApi,
-  useApi, useOrg, type PageProps,
+  ApiError, Button, Card, ConfirmDialog, EmptyState, ErrorNote, Field, Loading, OverviewSection, Page, Table,
+  apiFetch, apiKey, invalidateApi, useApi, useOrg, type PageProps,
 } from '@quad/web/sdk';
 
 interface Member {
@@ -257,19 +257,15 @@ function EventsCard() {
   );
 }
 
-interface Overview { modules: Record<string, Record<string, unknown>> }
-
 /** The module's card on Overview: members and the points awarded in the last 7 days. */
 export function PointsCard() {
-  const org = useOrg();
-  const overview = useApi<Overview>(`/api/dashboard/${org.prefix}/overview`);
-  if (overview.isPending) return <Loading />;
-  if (overview.error) return <ErrorNote error={overview.error} />;
-  const points = overview.data.modules.points;
-  if (!points || points.unavailable) return <p>Points counts are unavailable right now.</p>;
   return (
-    <p data-testid="points-card">
-      {Number(points.members)} member{points.members === 1 ? '' : 's'} with points; {Number(points.points_awarded_7d)} points awarded this week.
-    </p>
+    <OverviewSection module="points" what="Points counts">
+      {(points) => (
+        <p data-testid="points-card">
+          {Number(points.members)} member{points.members === 1 ? '' : 's'} with points; {Number(points.points_awarded_7d)} points awarded this week.
+        </p>
+      )}
+    </OverviewSection>
   );
 }

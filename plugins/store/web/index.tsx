@@ -4,8 +4,8 @@
 import { useEffect, useState, type CSSProperties, type FormEvent } from 'react';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import {
-  Button, Card, ConfirmDialog, DashboardLink, EmptyState, ErrorNote, Field, Loading, Page, Table, Tabs, apiFetch, apiKey, invalidateApi,
-  tabId, useApi, useDashboardNavigate, useOrg, type PageProps,
+  Button, Card, ConfirmDialog, DashboardLink, EmptyState, ErrorNote, Field, Loading, OverviewSection, Page, Table,
+  Tabs, apiFetch, apiKey, invalidateApi, tabId, useApi, useDashboardNavigate, useOrg, type PageProps,
 } from '@quad/web/sdk';
 
 interface Product {
@@ -308,20 +308,16 @@ function OrderPage({ id }: { id: number }) {
   );
 }
 
-interface Overview { modules: Record<string, Record<string, unknown>> }
-
 /** The module's card on Overview: open orders and the catalog. */
 export function StoreCard() {
-  const org = useOrg();
-  const overview = useApi<Overview>(`/api/dashboard/${org.prefix}/overview`);
-  if (overview.isPending) return <Loading />;
-  if (overview.error) return <ErrorNote error={overview.error} />;
-  const store = overview.data.modules.store;
-  if (!store || store.unavailable) return <p>Store counts are unavailable right now.</p>;
   return (
-    <p data-testid="store-card">
-      <DashboardLink to="/store?tab=orders">{Number(store.open_orders)} open order{store.open_orders === 1 ? '' : 's'}</DashboardLink>
-      {' '}({Number(store.pending_orders)} pending); {Number(store.products_in_stock)} of {Number(store.products)} products in stock.
-    </p>
+    <OverviewSection module="store" what="Store counts">
+      {(store) => (
+        <p data-testid="store-card">
+          <DashboardLink to="/store?tab=orders">{Number(store.open_orders)} open order{store.open_orders === 1 ? '' : 's'}</DashboardLink>
+          {' '}({Number(store.pending_orders)} pending); {Number(store.products_in_stock)} of {Number(store.products)} products in stock.
+        </p>
+      )}
+    </OverviewSection>
   );
 }

@@ -19,3 +19,4 @@ export type { PageProps } from './page-props.js';
 export { LineChart, summarize } from './ui/line-chart.js';
 export { usePagedApi, type PageAnswer } from './paged.js';
 export { UsageBar, NEAR_LIMIT } from './ui/usage-bar.js';
+export { OverviewSection, type OverviewSectionData } from './ui/overview-section.js';

@@ -4,17 +4,8 @@ import { useApi } from '../../sdk/query.js';
 import { Card } from '../../sdk/ui/card.js';
 import { Loading } from '../../sdk/ui/notes.js';
 import { AdminError } from './common.js';
-
-interface Health {
-  sampled_at: string;
-  load: { one: number; five: number; fifteen: number; cpus: number };
-  memory: { total: number; free: number; process_rss: number };
-  container_memory: { used: number; limit: number | null } | null;
-  disk: { path: string; total: number; free: number } | null;
-  database: { size_bytes: number };
-  jobs: { waiting: number; running: number; failed: number };
-  bot: { configured: boolean; available: boolean; servers: number | null; checked_at: string | null; error: string | null };
-}
+// The route's answer is the server's own type (a type-only import: nothing of the server is bundled).
+import type { HealthSample } from '../../../../src/admin/health.js';
 
 const REFRESH_MS = 30_000;
 
@@ -29,7 +20,7 @@ export function bytes(n: number): string {
 const percent = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}\u00A0%` : '');
 
 export function HealthTab() {
-  const health = useApi<Health>('/api/superadmin/health', { refetchInterval: REFRESH_MS });
+  const health = useApi<HealthSample>('/api/superadmin/health', { refetchInterval: REFRESH_MS });
   if (health.isPending) return <Loading />;
   if (health.error && !health.data) return <AdminError error={health.error} />;
   const h = health.data!;
