@@ -5,13 +5,15 @@ import { Organization } from '../entities/organization.js';
 import { AuditEntry, ErrorEntry, JobRun, Notification } from '../entities/logs.js';
 import { ORG_FILTER } from './org-owned.js';
 import type { Module } from '../modules/types.js';
-import type { PreparedQuery, RawQuery } from './raw-query.js';
+import { onClient, type RawQuery } from './raw-query.js';
+import { QuadPostgreSqlDriver } from './prepared-finds.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
 export async function openOrm(options: { url: string; modules: readonly Module[]; poolMax: number; debug?: boolean }): Promise<MikroORM> {
   return MikroORM.init({
     clientUrl: options.url,
+    driver: QuadPostgreSqlDriver,
     entities: [...coreEntities, ...options.modules.flatMap((m) => m.entities)],
     pool: { min: 0, max: options.poolMax },
     debug: options.debug ?? false,
@@ -43,15 +45,4 @@ export function rawQuery(orm: MikroORM | EntityManager): RawQuery {
 /** Raw prepared SQL on the connection `em` works on: its transaction's when it has one, else the pool's. */
 export function rawQueryOn(em: EntityManager): RawQuery {
   return onClient((em.getTransactionContext<Knex.Transaction>() ?? em.getConnection().getKnex()).client);
-}
-
-function onClient(client: Knex.Client): RawQuery {
-  return async <R>(query: PreparedQuery) => {
-    const connection = await client.acquireConnection();
-    try {
-      return (await connection.query(query)).rows as R[];
-    } finally {
-      await client.releaseConnection(connection);
-    }
-  };
 }
