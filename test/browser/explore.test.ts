@@ -1,7 +1,23 @@
 // Explore in a real browser: Add is disabled until a module's needs are connected (and says why), a module switched
-// on shows its page in the sidebar, Remove asks first and keeps the data, core modules are Included.
+// on shows its page in the sidebar, Remove asks first and keeps the data, core modules are Included. Integrations
+// lists the outside services the modules declare, connected once their secret is set; Submodules says what is to come.
+import { randomBytes } from 'node:crypto';
 import t from 'tap';
+import { defineModule, defineTool, Type } from '@quad/core';
+import { bearer, signInOfficer } from '@quad/core/testing';
 import { startBrowserWorld } from './harness.js';
+
+/** A module with an outside service: a scope of its own (one tool), a scope that calls it, and a need of it. */
+const mirror = defineModule({
+  name: 'mirror', title: 'Mirror', description: 'Mirrors repos', category: 'Developer',
+  integrations: [{ key: 'forge', title: 'Forge', description: 'A code host for the tests', secrets: [{ name: 'forge.token', label: 'Token' }] }],
+  needs: [{ key: 'forge', label: 'Forge token', kind: 'integration' }],
+  scopes: [
+    { name: 'mirror:forge', description: 'Forge tools', integration: 'forge' },
+    { name: 'mirror:read', description: 'Read the mirrors', uses: ['forge'] },
+  ],
+  tools: [defineTool({ name: 'mirror.list_repos', description: 'Lists the repos', scope: 'mirror:forge', input: Type.Object({}), async handler() { return { repos: [] }; } })],
+});
 
 t.test('Explore: switching modules on and off', async (t) => {
   const world = await startBrowserWorld(t, { plugins: ['./plugins/points', './plugins/store', './examples/hello-plugin'], orgModules: {} });
@@ -82,6 +98,53 @@ t.test('Explore: switching modules on and off', async (t) => {
     t.ok(await included.getByRole('heading', { name: 'Tokens' }).isVisible());
     t.ok((await included.getByText('Included').count()) >= 5, 'each shows Included');
     t.equal(await included.getByRole('button').count(), 0, 'with nothing to switch');
+  });
+  t.same(world.problems(page), []);
+});
+
+t.test('Explore: integrations and submodules', async (t) => {
+  const world = await startBrowserWorld(t, {
+    plugins: [mirror], orgModules: {}, config: { SECRETS_KEY: [randomBytes(32).toString('base64')] },
+  });
+  const { quad } = world;
+  const page = await world.open();
+  await world.signIn(page);
+  await page.getByRole('link', { name: 'Explore' }).click();
+  await page.getByRole('tab', { name: 'Integrations' }).click();
+  const table = page.getByRole('table', { name: 'Integrations' });
+  const forge = table.getByRole('row').filter({ hasText: 'A code host for the tests' });
+
+  await t.test('each declared service, not connected, with its scopes and users', async (t) => {
+    await forge.getByText('not connected', { exact: true }).waitFor();
+    t.match(await forge.textContent(), /Forge/);
+    t.equal(await forge.getByRole('cell').nth(2).textContent(), 'mirror:forge', 'its own scopes');
+    t.equal(await forge.getByRole('cell').nth(3).textContent(), 'mirror:read', 'the scopes that call it');
+    t.equal(await forge.getByRole('cell').nth(4).textContent(), 'mirror', 'the modules that need it');
+    t.equal(await forge.getByRole('cell').nth(5).textContent(), '1', 'its tools');
+    t.ok(await table.getByRole('row').filter({ hasText: 'GitHub' }).isVisible(), 'the core\'s own service too');
+    await world.screenshot(page, 'explore-integrations');
+
+    await page.getByRole('link', { name: 'Settings (Secrets)' }).click();
+    await page.getByRole('tab', { name: 'Secrets', selected: true }).waitFor();
+    t.pass('the hint leads to where a service is connected');
+    await page.goBack();
+    await forge.waitFor();
+  });
+
+  await t.test('connected once its secret is set', async (t) => {
+    const { access_token } = await signInOfficer(world, world.officer.id);
+    const set = await quad.api.inject({ method: 'PUT', url: '/api/dashboard/acm/secrets/forge.token', headers: bearer(access_token), payload: { value: 'forge-secret' } });
+    t.equal(set.statusCode, 200, 'the secret is set through the API');
+    await page.reload();
+    await forge.getByText('connected', { exact: true }).waitFor();
+    t.equal(await forge.getByText('not connected').count(), 0);
+    t.notOk((await page.content()).includes('forge-secret'), 'the value is not in the page');
+  });
+
+  await t.test('Submodules says what is to come', async (t) => {
+    await page.getByRole('tab', { name: 'Submodules' }).click();
+    await page.getByText('No submodules yet').waitFor();
+    t.match(await page.getByRole('tabpanel').textContent(), /arrive with the Submodules module/);
   });
   t.same(world.problems(page), []);
 });

@@ -1,6 +1,9 @@
-// Explore: the org's modules (spec "Dashboard client rules"). Add is disabled until the module's needs are
-// connected, and says which are missing; Remove asks first, turns the module off and keeps its data; core modules
-// are Included. The Integrations and Submodules tabs come with their own changes.
+// Explore (spec "Dashboard client rules"), one tab each, named in the address (`?tab=`):
+// - Modules: Add is disabled until the module's needs are connected, and says which are missing; Remove asks first,
+//   turns the module off and keeps its data; core modules are Included.
+// - Integrations: the outside services the modules declare, connected or not, with their scopes and users (the
+//   Tokens page's answer and table, read-only here; an officer connects one in Settings → Secrets).
+// - Submodules: a placeholder until the submodules module lists them.
 import { useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { apiFetch, ApiError } from '../sdk/api.js';
@@ -13,6 +16,7 @@ import { ErrorNote, Loading } from '../sdk/ui/notes.js';
 import { Page } from '../sdk/ui/page.js';
 import { Tabs, tabId } from '../sdk/ui/tabs.js';
 import { listingPath, type IncludedModule, type Listing, type ModuleView } from '../shell/listing.js';
+import { IntegrationsTable, SecretsLink, tokensPath, type Integration } from './integrations-table.js';
 
 const TABS = [{ id: 'modules', label: 'Modules' }, { id: 'integrations', label: 'Integrations' }, { id: 'submodules', label: 'Submodules' }];
 
@@ -23,9 +27,7 @@ export function Explore() {
     <Page title="Explore">
       <Tabs label="Explore" tabs={TABS} current={tab} onChange={(id) => setParams(id === 'modules' ? {} : { tab: id }, { replace: true })} />
       <div role="tabpanel" aria-labelledby={tabId(tab)} className="q-tabpanel">
-        {tab === 'modules' ? <ModulesTab /> : (
-          <EmptyState title={`${TABS.find((t) => t.id === tab)!.label} are on their way`}>This tab is not built yet.</EmptyState>
-        )}
+        {tab === 'modules' ? <ModulesTab /> : tab === 'integrations' ? <IntegrationsTab /> : <SubmodulesTab />}
       </div>
     </Page>
   );
@@ -87,6 +89,36 @@ function ModulesTab() {
         <p>{removing?.title} turns off for {org.name}: its pages, routes and tools stop. Its data is kept, and adding it again brings it back.</p>
       </ConfirmDialog>
     </>
+  );
+}
+
+function IntegrationsTab() {
+  const org = useOrg();
+  // The Tokens page's answer: one cached copy for both.
+  const answer = useApi<{ integrations: Integration[] }>(tokensPath(org.prefix));
+  if (answer.isPending) return <Loading />;
+  if (answer.error) return <ErrorNote error={answer.error} />;
+  const { integrations } = answer.data;
+  if (integrations.length === 0) {
+    return <EmptyState title="No integrations">No module this service runs works with an outside service.</EmptyState>;
+  }
+  return (
+    <>
+      <p className="q-hint">
+        The outside services {org.name}'s modules work with. Connect one by setting its secrets in <SecretsLink />; the
+        modules that need it can be added once it is connected, and tokens with its scopes reach its tools.
+      </p>
+      <IntegrationsTable integrations={integrations} />
+    </>
+  );
+}
+
+function SubmodulesTab() {
+  return (
+    <EmptyState title="No submodules yet">
+      Submodules are shared domains an org subscribes to, such as a university's pages or career feeds. They arrive with
+      the Submodules module: once this service runs it, they are listed here.
+    </EmptyState>
   );
 }
 

@@ -14,6 +14,7 @@ import { ErrorNote, Loading } from '../sdk/ui/notes.js';
 import { Page } from '../sdk/ui/page.js';
 import { Table } from '../sdk/ui/table.js';
 import { StatusBadge, When } from './activity/format.js';
+import { IntegrationsTable, SecretsLink, tokensPath, type Integration } from './integrations-table.js';
 import './activity.css';
 
 export interface TokenRecord {
@@ -21,10 +22,6 @@ export interface TokenRecord {
   prefix: string; created_by: string; created_at: string; expires_at: string | null; revoked: boolean; last_used_at: string | null;
 }
 interface Scope { name: string; description: string; module: string; integration: string | null; uses: string[] }
-interface Integration {
-  key: string; title: string; description: string; module: string; connected: boolean; scopes: string[];
-  tools: Record<string, string[]>; remote: boolean; through: string[]; used_by: string[]; limits: string[];
-}
 interface TokensAnswer { tokens: TokenRecord[]; scopes: Scope[]; integrations: Integration[] }
 
 /** Kinds an officer makes here; CLI tokens come from the CLI's own sign-in. */
@@ -34,7 +31,7 @@ const stateOf = (t: TokenRecord) => (t.revoked ? 'revoked' : t.expires_at && Dat
 
 export function Tokens() {
   const org = useOrg();
-  const path = `/api/organizations/${org.prefix}/tokens`;
+  const path = tokensPath(org.prefix);
   const answer = useApi<TokensAnswer>(path);
   const [creating, setCreating] = useState(false);
   const [revoking, setRevoking] = useState<TokenRecord | null>(null);
@@ -205,15 +202,8 @@ function Integrations({ integrations }: { integrations: Integration[] }) {
   if (integrations.length === 0) return null;
   return (
     <Card title="Integrations">
-      <p className="q-hint">The outside services whose tools scopes reach. Connect them in Settings (Secrets); limits narrow a token's tools per service.</p>
-      <Table caption="Integrations" rows={integrations} rowKey={(i) => i.key} columns={[
-        { header: 'Service', cell: (i) => <><div className="q-cell-title">{i.title}</div><div className="q-cell-text">{i.description}</div></> },
-        { header: 'Connected', cell: (i) => <StatusBadge status={i.connected ? 'active' : 'skipped'}>{i.connected ? 'connected' : 'not connected'}</StatusBadge> },
-        { header: 'Its scopes', cell: (i) => <span className="q-code">{i.scopes.join(', ') || '—'}</span> },
-        { header: 'Reached through', cell: (i) => <span className="q-code">{i.through.join(', ') || '—'}</span> },
-        { header: 'Used by', cell: (i) => i.used_by.join(', ') || '—' },
-        { header: 'Tools', cell: (i) => (i.remote ? 'from its MCP server' : `${Object.values(i.tools).flat().length}`) },
-      ]} />
+      <p className="q-hint">The outside services whose tools scopes reach. Connect them in <SecretsLink />; limits narrow a token's tools per service.</p>
+      <IntegrationsTable integrations={integrations} />
     </Card>
   );
 }

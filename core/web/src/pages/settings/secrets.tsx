@@ -11,6 +11,8 @@ import { ConfirmDialog } from '../../sdk/ui/dialog.js';
 import { EmptyState } from '../../sdk/ui/empty-state.js';
 import { Field } from '../../sdk/ui/field.js';
 import { ErrorNote, Loading } from '../../sdk/ui/notes.js';
+import { listingPath } from '../../shell/listing.js';
+import { tokensPath } from '../integrations-table.js';
 
 interface SecretView { name: string; label: string; module: string; integration: string | null; write_only: boolean; set: boolean; updated_at: string | null }
 interface IntegrationView {
@@ -21,6 +23,10 @@ interface SecretsAnswer { secrets: SecretView[]; integrations: IntegrationView[]
 
 const secretsPath = (org: string) => `/api/dashboard/${org}/secrets`;
 const MAX_SECRET = 8192;
+
+/** Which secrets are set decides Explore's readiness and which integrations are connected (Explore, Tokens). */
+const secretsChanged = (org: string) =>
+  Promise.all([invalidateApi(secretsPath(org)), invalidateApi(listingPath(org)), invalidateApi(tokensPath(org))]);
 
 export function SecretsTab() {
   const org = useOrg();
@@ -38,8 +44,7 @@ export function SecretsTab() {
     setFailure(null);
     try {
       await apiFetch(`${secretsPath(org.prefix)}/${encodeURIComponent(secret.name)}`, { method: 'DELETE' });
-      // Explore's readiness depends on which secrets are set.
-      await Promise.all([invalidateApi(secretsPath(org.prefix)), invalidateApi(`/api/dashboard/${org.prefix}/modules`)]);
+      await secretsChanged(org.prefix);
     } catch (error) {
       setFailure({ name: secret.name, error });
     } finally {
@@ -87,7 +92,7 @@ function SecretRow({ prefix, secret, onDelete, failure }: { prefix: string; secr
       await apiFetch(`${secretsPath(prefix)}/${encodeURIComponent(secret.name)}`, { method: 'PUT', body: { value } });
       setValue('');
       setSaved(true);
-      await Promise.all([invalidateApi(secretsPath(prefix)), invalidateApi(`/api/dashboard/${prefix}/modules`)]);
+      await secretsChanged(prefix);
     } catch (error) {
       setSaveFailure(error);
     } finally {

@@ -1,0 +1,33 @@
+// The integrations (outside services) the service's modules declare, as GET /api/organizations/<org>/tokens lists
+// them: shown by Tokens and by Explore's Integrations tab. Both read that answer through `tokensPath`, so they share
+// one cached copy; Settings → Secrets, where an officer connects a service, marks it stale.
+import { Link } from 'react-router';
+import { Table } from '../sdk/ui/table.js';
+import { StatusBadge } from './activity/format.js';
+import './activity.css';
+
+export interface Integration {
+  key: string; title: string; description: string; module: string; connected: boolean; scopes: string[];
+  tools: Record<string, string[]>; remote: boolean; through: string[]; used_by: string[]; limits: string[];
+}
+
+/** The org's tokens, scopes and integrations. */
+export const tokensPath = (org: string) => `/api/organizations/${org}/tokens`;
+
+/** Where an officer connects a service: by setting its secrets. */
+export function SecretsLink() {
+  return <Link to="/settings?tab=secrets">Settings (Secrets)</Link>;
+}
+
+export function IntegrationsTable({ integrations }: { integrations: readonly Integration[] }) {
+  return (
+    <Table caption="Integrations" rows={integrations} rowKey={(i) => i.key} columns={[
+      { header: 'Service', cell: (i) => <><div className="q-cell-title">{i.title}</div><div className="q-cell-text">{i.description}</div></> },
+      { header: 'Connected', cell: (i) => <StatusBadge status={i.connected ? 'active' : 'skipped'}>{i.connected ? 'connected' : 'not connected'}</StatusBadge> },
+      { header: 'Its scopes', cell: (i) => <span className="q-code">{i.scopes.join(', ') || '—'}</span> },
+      { header: 'Reached through', cell: (i) => <span className="q-code">{i.through.join(', ') || '—'}</span> },
+      { header: 'Used by', cell: (i) => i.used_by.join(', ') || '—' },
+      { header: 'Tools', cell: (i) => (i.remote ? 'from its MCP server' : `${Object.values(i.tools).flat().length}`) },
+    ]} />
+  );
+}
