@@ -35,6 +35,9 @@ t.test('the request layer refreshes once for every request that failed together'
     const answers = record(page);
     await page.goto('/dashboard/explore');
     await page.getByRole('button', { name: 'Remove Hello' }).waitFor();
+    // The page shows once the modules answered; the branding and `me` may still be on their way (10 s at most).
+    const settled = ['/api/dashboard/acm/branding', '/api/dashboard/acm/modules', '/api/auth/me'].map((path) => `200 GET ${path}`);
+    for (let waited = 0; !settled.every((a) => answers.includes(a)) && waited < 10_000; waited += 100) await page.waitForTimeout(100);
 
     // The branding and the modules are sent in one go (the shell asks for them with `me`): both are refused before
     // either answer is read. `me` may be refused with them, or sent after the refresh with the new token.
