@@ -31,15 +31,19 @@ function rotateBearer(tokens: string[]) {
   };
 }
 
+/** autocannon's `warmup` option (documented in its README; missing from @types/autocannon). */
+type WithWarmup = autocannon.Options & { warmup?: { connections: number; duration: number } };
+
 async function measure(target: Target, seconds: number, connections: number): Promise<number> {
-  const result = await autocannon({
+  const options: WithWarmup = {
     url: target.url, method: target.method ?? 'GET', connections, duration: seconds,
     // Each target (floors too) first runs 2 s unmeasured, so the JIT has compiled its path before the count starts.
     warmup: { connections, duration: 2 },
     headers: { ...(target.body && { 'content-type': 'application/json' }), ...target.headers },
     ...(target.body && { body: JSON.stringify(target.body) }),
     ...(target.requests ? { requests: target.requests } : target.tokens && { requests: [{ setupRequest: rotateBearer(target.tokens) }] }),
-  });
+  };
+  const result = await autocannon(options);
   if (result.non2xx || result.errors) throw new Error(`${target.label}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result.requests.average;
 }
