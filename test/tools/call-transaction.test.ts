@@ -33,6 +33,21 @@ const ledger = defineModule({
       },
     }),
     defineTool({
+      name: 'ledger.savepoints', description: 'A nested transaction that fails inside one that succeeds', scope: 'ledger:write', input: Type.Object({ label: Type.String() }),
+      async handler({ em, org }, { label }) {
+        await em.transactional(async (outer) => {
+          outer.create(SampleItem, { organization: org.id, label: `${label}-outer` });
+          await outer.flush();
+          await outer.transactional(async (inner) => {
+            inner.create(SampleItem, { organization: org.id, label: `${label}-inner` });
+            await inner.flush();
+            throw new Error('the inner part fails');
+          }).catch(() => {});
+        });
+        return { seen: await em.count(SampleItem, { label: { $like: `${label}%` } }) };
+      },
+    }),
+    defineTool({
       name: 'ledger.late', description: 'Writes after it has answered', scope: 'ledger:write', input: Type.Object({}),
       async handler({ em, org }) {
         late = new Promise((r) => setTimeout(r, 50)).then(() => em.execute('insert into sample_items (organization_id, label) values (?, ?)', [org.id, 'late']));
@@ -74,6 +89,13 @@ t.test('a tool call\'s transaction', async (t) => {
     t.equal(await rows('gone%'), 0, 'neither the nested nor the raw write');
     t.equal(await counted(), 2, 'not counted');
     t.equal(await audited('error_500'), 1, 'the refusal is audited');
+  });
+
+  t.test('a failed nested transaction rolls back to its savepoint; the rest of the call is kept', async (t) => {
+    const res = await call('ledger.savepoints', { label: 'sp' });
+    t.same(res.json(), { ok: true, result: { seen: 1 } });
+    t.equal(await rows('sp-outer'), 1, 'the outer write is kept');
+    t.equal(await rows('sp-inner'), 0, 'the inner write is rolled back');
   });
 
   t.test('a tool\'s em cannot write once the call is over', async (t) => {
