@@ -227,6 +227,9 @@ export interface SecretsService {
 
 export interface DegradedFeature { module: string; extension: string; without: string }
 
+/** pgvector on the database: installed (or offered by the server when no module wants it), else the reason. */
+export interface VectorStatus { available: boolean; reason: string | null }
+
 export interface CoreServices {
   readonly settings: Settings;
   /** Version of @quad/core and the release name (RELEASE, default the version). */
@@ -237,6 +240,8 @@ export interface CoreServices {
   readonly registry: ModuleRegistry;
   /** PostgreSQL extensions the database has (e.g. `{ vector: false }` on the embedded database). */
   readonly extensions: Readonly<Record<string, boolean>>;
+  /** Whether the database can do vector search (pgvector), and why not; shown on /health. */
+  readonly vector: Readonly<VectorStatus>;
   /** Discord through the bot credential (members, roles, messages, webhooks). */
   readonly discord: DiscordClient;
   /** Count limits (`reserve`, 409) and rate limits (`consume`, 429) declared by manifests. */

@@ -10,7 +10,7 @@ import { coreModule } from './core-module.js';
 import { authModule, tokensModule } from './auth/module.js';
 import { createAuth, type AuthServices } from './auth/index.js';
 import { registerAuthPolicies } from './auth/policies.js';
-import { installedExtensions, migrate } from './db/migrator.js';
+import { installedExtensions, migrate, vectorStatus } from './db/migrator.js';
 import { openOrm, rawQuery } from './db/orm.js';
 import { PgListener } from './db/listener.js';
 import { OrgCache } from './orgs/org-cache.js';
@@ -52,6 +52,8 @@ export interface StartOptions {
   /** Listen on PORT. Default: true (tests use inject and pass false). */
   listen?: boolean;
   logger?: FastifyBaseLogger;
+  /** Why the database has no pgvector, when the caller knows (the embedded database says). */
+  vectorReason?: string;
 }
 
 export interface Quad {
@@ -124,6 +126,8 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     ? await installedExtensions(url, wanted)
     : (await migrate(url, registry.modules, (msg) => log.info(msg))).extensions;
 
+  const vector = await vectorStatus(url, wanted.includes('vector') ? extensions.vector : undefined, options.vectorReason);
+
   const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
   // One LISTEN connection per process: token revocations and org changes (org routes and job runs read the org cache).
   const listener = new PgListener(url, log);
@@ -133,7 +137,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
   limitsEngine.listen(listener);
   const services = createServices({
-    orm, settings, version: VERSION, registry, extensions, moduleSettings, discord: auth.discord,
+    orm, settings, version: VERSION, registry, extensions, vector, moduleSettings, discord: auth.discord,
     limits: limitsEngine,
     secrets, log,
   });

@@ -5,7 +5,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Settings } from './config/schema.js';
-import type { CoreServices, EventInput, LimitsService, ModuleRegistry, SecretsService, ServiceRef, StartOptions } from './core-services.js';
+import type { CoreServices, EventInput, LimitsService, ModuleRegistry, SecretsService, ServiceRef, StartOptions, VectorStatus } from './core-services.js';
 import { EventPipeline } from './events/events.js';
 import { clearProblem, raiseProblem } from './events/problems.js';
 import { recordAudit } from './events/audit.js';
@@ -15,11 +15,11 @@ import { ManifestError } from './modules/registry.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
 
-export type { CoreServices, DegradedFeature } from './core-services.js';
+export type { CoreServices, DegradedFeature, VectorStatus } from './core-services.js';
 
 export function createServices(deps: {
   orm: MikroORM; settings: Settings; version: string; registry: ModuleRegistry;
-  extensions: Record<string, boolean>; moduleSettings: Map<string, Record<string, unknown>>; discord: DiscordClient;
+  extensions: Record<string, boolean>; vector: VectorStatus; moduleSettings: Map<string, Record<string, unknown>>; discord: DiscordClient;
   limits: LimitsService; secrets: SecretsService;
   /** Where event handlers log. Default: silent. */
   log?: FastifyBaseLogger;
@@ -57,6 +57,7 @@ export function createServices(deps: {
     orgConfig: { get: getOrgConfig, set: setOrgConfig },
     registry: deps.registry,
     extensions: Object.freeze({ ...deps.extensions }),
+    vector: Object.freeze({ ...deps.vector }),
     moduleSettings: <T>(module: string) => (deps.moduleSettings.get(module) ?? {}) as T,
     service,
     emit: (em: EntityManager, event: EventInput) => events.emit(em, event),

@@ -21,8 +21,11 @@ export async function databaseUrl(env: Record<string, string | undefined>): Prom
   const settings = loadSettings(new ConfigSource({ env }));
   if (settings.DATABASE_URL) return { url: settings.DATABASE_URL };
   const dataDir = resolve(settings.DATA_DIR, 'pg');
-  console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT}; no pgvector)`);
-  const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg, fields) => console.error(msg, fields ?? '') });
+  console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT})`);
+  const embedded = await useEmbeddedPostgres({
+    dataDir, port: settings.EMBEDDED_PG_PORT, pgvectorSource: settings.EMBEDDED_PGVECTOR_SOURCE, log: (msg, fields) => console.error(msg, fields ?? ''),
+  });
+  if (!embedded.vector.available) console.error(`embedded PostgreSQL runs without pgvector: ${embedded.vector.reason}`);
   return { url: embedded.url, embedded };
 }
 

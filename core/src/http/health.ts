@@ -15,6 +15,8 @@ const Health = Type.Object({
   database: Type.Object({ ok: Type.Boolean(), error: Type.Optional(Type.String()) }),
   jobs: Type.Object({ ok: Type.Boolean(), waiting: Type.Optional(Type.Integer()), failed: Type.Optional(Type.Integer()) }),
   degraded: Type.Array(Type.Object({ module: Type.String(), extension: Type.String(), without: Type.String() })),
+  /** Vector search (pgvector): without it, knowledge search uses text only. */
+  vector: Type.Object({ available: Type.Boolean(), reason: Type.Optional(Type.String()) }),
 });
 
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -22,7 +24,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'public' },
     schema: { tags: ['core'], summary: 'Service health: database, job queue, version', response: { 200: Health, 503: Health } },
   }, async (request, reply) => {
-    const { version, release, degraded } = app.quad;
+    const { version, release, degraded, vector } = app.quad;
     const database: { ok: boolean; error?: string } = { ok: true };
     const jobs: { ok: boolean; waiting?: number; failed?: number } = { ok: true };
     try {
@@ -41,7 +43,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const status = !database.ok ? 'down' : !jobs.ok || degraded.length ? 'degraded' : 'ok';
     if (!database.ok) reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
-    return reply.code(database.ok ? 200 : 503).send({ status, version, release, database, jobs, degraded: [...degraded] });
+    return reply.code(database.ok ? 200 : 503).send({
+      status, version, release, database, jobs, degraded: [...degraded],
+      vector: vector.available ? { available: true } : { available: false, reason: vector.reason ?? undefined },
+    });
   });
 
   const Probe = Type.Object({ status: Type.Literal('ok') });

@@ -25,15 +25,24 @@ export async function runCommand(role: Role, env: NodeJS.ProcessEnv = process.en
   const log = createLogger(settings.LOG_LEVEL, undefined, logFormat(settings.LOG_FORMAT, settings.NODE_ENV));
   const shutdown = handleShutdown(log);
   let url = settings.DATABASE_URL;
+  let vectorReason: string | undefined;
   try {
     if (!url) {
       const dataDir = resolve(settings.DATA_DIR, 'pg');
-      log.info({ dataDir, port: settings.EMBEDDED_PG_PORT }, 'DATABASE_URL is unset: starting an embedded PostgreSQL (no pgvector)');
-      const embedded = await useEmbeddedPostgres({ dataDir, port: settings.EMBEDDED_PG_PORT, log: (msg, fields) => log.info(fields ?? {}, msg) });
+      log.info({ dataDir, port: settings.EMBEDDED_PG_PORT }, 'DATABASE_URL is unset: starting an embedded PostgreSQL');
+      const embedded = await useEmbeddedPostgres({
+        dataDir, port: settings.EMBEDDED_PG_PORT, pgvectorSource: settings.EMBEDDED_PGVECTOR_SOURCE, log: (msg, fields) => log.info(fields ?? {}, msg),
+      });
       shutdown.add('embedded PostgreSQL', () => embedded.stop());
       url = embedded.url;
+      // Said once: vector search is on, or why it is off.
+      if (embedded.vector.available) log.info({ version: embedded.vector.version, from: embedded.vector.from }, 'embedded PostgreSQL: pgvector is available');
+      else {
+        vectorReason = `embedded PostgreSQL: ${embedded.vector.reason}`;
+        log.warn(`embedded PostgreSQL runs without pgvector: vector search is off, knowledge search uses text only. Why: ${embedded.vector.reason}`);
+      }
     }
-    const quad = await startQuad({ role, source: new ConfigSource({ env, overrides: { DATABASE_URL: url } }), logger: log });
+    const quad = await startQuad({ role, source: new ConfigSource({ env, overrides: { DATABASE_URL: url } }), logger: log, vectorReason });
     shutdown.add('quad', () => quad.close());
     await logReady(quad, role, performance.now() - started);
     return undefined;
