@@ -25,7 +25,7 @@ t.test('search', async (t) => {
   };
   const contents = (r: { results: Result[] }) => r.results.map((x) => x.content);
   const settings = async (body: Record<string, unknown>) => {
-    const res = await w.officer('PUT', '/api/dashboard/acm/knowledge/settings', body);
+    const res = await w.asOfficer('PUT', '/api/dashboard/acm/knowledge/settings', body);
     if (res.statusCode !== 200) throw new Error(`settings: ${res.statusCode} ${res.body}`);
   };
 

@@ -18,7 +18,7 @@ export interface KnowledgeWorld extends SignInWorld {
   put(key: string, body: Record<string, unknown>, token?: string): Promise<LightMyRequestResponse>;
   search(body: Record<string, unknown>, token?: string): Promise<LightMyRequestResponse>;
   get(url: string, token?: string): Promise<LightMyRequestResponse>;
-  officer(method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  asOfficer(method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
@@ -49,7 +49,7 @@ export async function startKnowledgeWorld(t: TeardownHost, options: KnowledgeWor
     put: (key, body, token = acmToken) => quad.api.inject({ method: 'PUT', url: `/api/knowledge/sources/${key}`, headers: bearer(token), payload: body }),
     search: (body, token = acmToken) => quad.api.inject({ method: 'POST', url: '/api/knowledge/search', headers: bearer(token), payload: body }),
     get: (url, token = acmToken) => quad.api.inject({ url, headers: bearer(token) }),
-    officer: (method, url, payload) => quad.api.inject({ method, url, headers: bearer(officerToken), ...(payload !== undefined && { payload: payload as object }) }),
+    asOfficer: (method, url, payload) => quad.api.inject({ method, url, headers: bearer(officerToken), ...(payload !== undefined && { payload: payload as object }) }),
     sql: (text, params = []) => em.getConnection().execute(text, params as never[]),
   };
 }
