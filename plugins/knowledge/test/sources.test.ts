@@ -189,3 +189,15 @@ t.test('KNOWLEDGE_PUBLISHERS names publisher orgs; no embedder: text only', asyn
   t.equal((await w.put('pub/beta', { public: true, chunks: pages('x') }, w.betaToken)).statusCode, 403);
   t.same(await w.sql('select embedding_model, embedding is null as none from knowledge_chunks'), [{ embedding_model: null, none: true }]);
 });
+
+t.test('knowledge.sources under concurrency: 20 parallel creates against room for 10 make exactly 10', async (t) => {
+  const w = await startKnowledgeWorld(t, { embedder: false });
+  await w.quad.services.limits.setOverrides(w.quad.orm.em.fork(), w.org.id, { 'knowledge.sources': 10 }, 'test');
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => w.put(`race/${i}`, { chunks: pages(`text ${i}`) })));
+  const codes = answers.map((a) => a.statusCode).sort();
+  t.same(codes, [...Array(10).fill(201), ...Array(10).fill(409)]);
+  t.same(await w.sql('select count(*)::int as n from knowledge_sources where organization_id = ?', [w.org.id]), [{ n: 10 }]);
+  const same = await Promise.all(Array.from({ length: 5 }, (_, i) => w.put('race/0', { chunks: pages(`new text ${i}`) })));
+  t.ok(same.every((a) => a.statusCode === 201 || a.statusCode === 200), 'parallel replaces of one source all succeed');
+  t.same(await w.sql("select count(*)::int as v from knowledge_versions v join knowledge_sources s on s.id = v.source_id where s.key = 'race/0'"), [{ v: 1 }], 'one version remains');
+});
