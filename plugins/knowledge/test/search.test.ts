@@ -3,8 +3,7 @@
 // that outrank their rows, windows, model mismatch, the caller's own vector, public sources of another org, and
 // the embedder failing or the daily limit reached (text only, dense false, never an error).
 import t from 'tap';
-import { bearer } from '@quad/core/testing';
-import { cosine, fakeEmbedding } from '../../../test/fakes/embeddings.js';
+import { bearer, cosine, fakeEmbedding } from '@quad/core/testing';
 import { pages, startKnowledgeWorld } from './world.js';
 
 const Q = 'library parking';

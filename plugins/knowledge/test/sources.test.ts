@@ -2,8 +2,7 @@
 // (201 changed, 200 unchanged, metadata-only), the one-transaction replace, embedding on write (and the embedder
 // failing: 502, nothing written), limits, and publishers across two orgs.
 import t from 'tap';
-import { bearer } from '@quad/core/testing';
-import { fakeEmbedding } from '../../../test/fakes/embeddings.js';
+import { bearer, fakeEmbedding } from '@quad/core/testing';
 import { pages, startKnowledgeWorld } from './world.js';
 
 const vec = (text: string) => fakeEmbedding(text);

@@ -2,9 +2,8 @@
 // (acm, signed in through the fake Discord, and beta) with the module on, machine tokens of each, an officer's
 // token of acm, and helpers that write sources and search through the real routes.
 import type { LightMyRequestResponse } from 'fastify';
-import { bearer, signInOfficer, startSignInWorld, type SignInWorld, type TeardownHost } from '@quad/core/testing';
+import { bearer, signInOfficer, startSignInWorld, type SignInWorld, type TeardownHost, startFakeEmbeddings, type FakeEmbeddings } from '@quad/core/testing';
 import type { OrganizationEntity } from '@quad/core';
-import { startFakeEmbeddings, type FakeEmbeddings } from '../../../test/fakes/embeddings.js';
 
 export interface KnowledgeWorld extends SignInWorld {
   fake: FakeEmbeddings;
