@@ -196,7 +196,8 @@ t.test('knowledge.sources under concurrency: 20 parallel creates against room fo
   const codes = answers.map((a) => a.statusCode).sort();
   t.same(codes, [...Array(10).fill(201), ...Array(10).fill(409)]);
   t.same(await w.sql('select count(*)::int as n from knowledge_sources where organization_id = ?', [w.org.id]), [{ n: 10 }]);
-  const same = await Promise.all(Array.from({ length: 5 }, (_, i) => w.put('race/0', { chunks: pages(`new text ${i}`) })));
+  const made = `race/${answers.findIndex((a) => a.statusCode === 201)}`;
+  const same = await Promise.all(Array.from({ length: 5 }, (_, i) => w.put(made, { chunks: pages(`new text ${i}`) })));
   t.ok(same.every((a) => a.statusCode === 201 || a.statusCode === 200), 'parallel replaces of one source all succeed');
-  t.same(await w.sql("select count(*)::int as v from knowledge_versions v join knowledge_sources s on s.id = v.source_id where s.key = 'race/0'"), [{ v: 1 }], 'one version remains');
+  t.same(await w.sql('select count(*)::int as v from knowledge_versions v join knowledge_sources s on s.id = v.source_id where s.key = ?', [made]), [{ v: 1 }], 'one version remains');
 });
