@@ -44,16 +44,22 @@ export interface SearchContext {
   vectors: boolean;
 }
 
+/** One part of a search's scope: a condition on `knowledge_chunks c`. */
+export interface ScopePart { sql: string; params: unknown[] }
+
 /**
- * The sources a search of `orgId` reads, as a condition on `knowledge_chunks c`: the org's own passages and those
- * of every public source. THE SEAM for subscribed submodule sources (submodules issue): add their sources here.
+ * The passages a search of `orgId` reads, as disjoint parts: the org's own, and those of other orgs' public sources.
+ * THE SEAM for subscribed submodule sources (submodules issue): add their part here. The index path ORs the parts;
+ * the exact path (searchExact) reads each part by its own index.
  */
-export function searchScope(orgId: number): { sql: string; params: unknown[] } {
-  return {
-    sql: '(c.organization_id = ? or c.source_id in (select id from knowledge_sources where public))',
-    params: [orgId],
-  };
+export function searchScope(orgId: number): ScopePart[] {
+  return [
+    { sql: 'c.organization_id = ?', params: [orgId] },
+    { sql: 'c.source_id in (select id from knowledge_sources where public and organization_id <> ?)', params: [orgId] },
+  ];
 }
+
+const anyOf = (parts: ScopePart[]): ScopePart => ({ sql: `(${parts.map((p) => p.sql).join(' or ')})`, params: parts.flatMap((p) => p.params) });
 
 const vectorText = (v: number[]) => `[${v.join(',')}]`;
 
@@ -108,20 +114,32 @@ async function queryVector(ctx: SearchContext, input: SearchInput): Promise<{ ve
 }
 
 async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<number[]> {
-  const scope = searchScope(ctx.org.id);
+  const parts = searchScope(ctx.org.id);
+  const scope = anyOf(parts);
   const v = vectorText(query.vector);
-  const category = input.category === undefined ? '' : 'and c.source_id in (select id from knowledge_sources where category = ?)';
-  const rows: { id: string; distance: number }[] = await ctx.em.transactional(async (tx) => {
+  const category = input.category === undefined ? { sql: '', params: [] } : { sql: 'and c.source_id in (select id from knowledge_sources where category = ?)', params: [input.category] };
+  let rows: { id: string; distance: number }[] = await ctx.em.transactional(async (tx) => {
     // Filtered HNSW scans stop at ef_search candidates; iterative scans go on until the filter leaves enough rows
     // (pgvector ≥ 0.8), so an org that is a small slice of the table still gets its top_k.
     await tx.execute('set local hnsw.iterative_scan = relaxed_order');
     await tx.execute(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, n))}`);
     return tx.execute(
       `select c.id, c.embedding <=> ?::vector as distance from knowledge_chunks c
-       where c.embedding is not null and c.embedding_model = ? and ${scope.sql} ${category}
+       where c.embedding is not null and c.embedding_model = ? and ${scope.sql} ${category.sql}
        order by c.embedding <=> ?::vector limit ?`,
-      [v, query.model, ...scope.params, ...(input.category === undefined ? [] : [input.category]), v, n]);
+      [v, query.model, ...scope.params, ...category.params, v, n]);
   });
+  // An iterative scan still ends at its memory and tuple caps (hnsw.scan_mem_multiplier, max_scan_tuples): when the
+  // scope is a tiny, far slice of the table it comes back short. Then each part is read exactly by its own index
+  // (the org's rows by organization_id, public ones by source): cheap, since a short answer means a small scope.
+  if (rows.length < n) {
+    // `+ 0`: an order the HNSW index cannot serve, so each part is an exact scan of its own rows.
+    const exact = parts.map((p) => `(select c.id, (c.embedding <=> ?::vector) + 0 as distance from knowledge_chunks c
+       where c.embedding is not null and c.embedding_model = ? and ${p.sql} ${category.sql}
+       order by distance limit ?)`).join(' union all ');
+    rows = await ctx.em.execute(`select id, distance from (${exact}) x order by distance limit ?`,
+      [...parts.flatMap((p) => [v, query.model, ...p.params, ...category.params, n]), n]);
+  }
   // relaxed_order may return rows slightly out of order: sort, then drop the far ones.
   return rows.map((r) => ({ id: Number(r.id), distance: Number(r.distance) }))
     .filter((r) => r.distance <= ctx.settings.max_distance)
@@ -130,7 +148,7 @@ async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vec
 }
 
 async function textSearch(ctx: SearchContext, input: SearchInput, n: number): Promise<number[]> {
-  const scope = searchScope(ctx.org.id);
+  const scope = anyOf(searchScope(ctx.org.id));
   const category = input.category === undefined ? '' : 'and c.source_id in (select id from knowledge_sources where category = ?)';
   // The stored, GIN-indexed tsv column: the query's text is parsed once, passages never per query.
   const rows: { id: string }[] = await ctx.em.execute(
