@@ -25,6 +25,8 @@ export interface KnowledgeWorldOptions {
   /** Run with the fake as the deployment embedder. Default: true. */
   embedder?: boolean;
   config?: Record<string, unknown>;
+  /** Listen on loopback ports (the MCP server answers only then). Default: false. */
+  listen?: boolean;
 }
 
 export async function startKnowledgeWorld(t: TeardownHost, options: KnowledgeWorldOptions = {}): Promise<KnowledgeWorld> {
@@ -33,6 +35,7 @@ export async function startKnowledgeWorld(t: TeardownHost, options: KnowledgeWor
     plugins: ['./plugins/knowledge'],
     orgModules: { knowledge: true },
     role: 'api',
+    listen: options.listen,
     config: { ...(options.embedder !== false && { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-1' }), ...options.config },
   });
   const { quad } = world;
