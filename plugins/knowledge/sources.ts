@@ -2,7 +2,7 @@
 // embedding of chunks sent without vectors, and the one transaction that replaces the source's version and chunks.
 // Reads of one source and of the org's list are here too, so the route files only shape requests and answers.
 import { createHash } from 'node:crypto';
-import { HttpError, badRequest, forbidden, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { HttpError, badRequest, conflict, forbidden, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { EMBEDDING_DIMENSIONS, EmbedderFailed, type Embedder } from './embeddings.js';
 import { isPublisher, type KnowledgeSettings } from './settings.js';
 
@@ -169,6 +169,16 @@ const vectorText = (v: number[]) => `[${v.join(',')}]`;
  * written when that fails), then replaces the old version and its chunks in one transaction.
  */
 export async function writeSource(ctx: WriteContext, key: string, input: SourceInput): Promise<WriteResult> {
+  // Once more when another write changed the source between the first look and the lock (see writeOnce).
+  return (await writeOnce(ctx, key, input)) ?? (await writeOnce(ctx, key, input)) ?? conflictingWrites();
+}
+
+const conflictingWrites = (): never => {
+  throw conflict('The source changed while it was written; send it again', 'concurrent_write');
+};
+
+/** One attempt; null when the source changed under it after it decided not to embed (the caller tries again). */
+async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Promise<WriteResult | null> {
   const { em, org, services } = ctx;
   if (input.public === true && !isPublisher(ctx.deployment, org)) {
     throw forbidden('Only publisher orgs may write public sources (KNOWLEDGE_PUBLISHERS, or the superadmin\'s publisher switch)', 'not_publisher');
@@ -212,6 +222,8 @@ export async function writeSource(ctx: WriteContext, key: string, input: SourceI
       await updateMeta(tx, row.id, meta);
       return { source: (await findSource(tx, org.id, key))!, changed: false };
     }
+    // It was unchanged at the first look (so nothing was embedded) and another write has changed it since.
+    if (unchanged) return null;
     if (!row) {
       await services.limits.reserve(tx, org.id, 'knowledge.sources');
       [row] = await tx.execute(
