@@ -45,6 +45,9 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /api/storefront/:org/products/:id': { why: 'public catalog' },
   'GET /api/storefront/:org/store': { why: 'public store page' },
   'POST /api/storefront/:org/checkout': { why: 'any storefront member may shop with their own points in any org\'s storefront' },
+  'GET /api/knowledge/sources': { why: 'the token\'s own org\'s sources (the org is the token\'s)' },
+  'PUT /api/knowledge/sources/*': { why: 'writes a source of the token\'s own org (the org is the token\'s)' },
+  'POST /api/knowledge/search': { why: 'searches the token\'s own org and public sources (the org is the token\'s)' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };

@@ -19,8 +19,11 @@ export interface RouteCase {
 
 const DOC_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options']);
 
-/** A path with every parameter blanked, to match the document's paths with the table's (regexes, merged names). */
-const shape = (path: string) => path.replace(/:[^/]+/g, ':');
+/**
+ * A path with every parameter blanked, to match the document's paths with the table's (regexes, merged names). The
+ * table prints a wildcard child without its slash (`/sources*`), the document as a segment (`/sources/*`).
+ */
+const shape = (path: string) => path.replace(/:[^/]+/g, ':').replace(/\/\*$/, '*');
 
 export function listRoutes(app: FastifyInstance): RouteCase[] {
   const doc = app.swagger() as { paths: Record<string, Record<string, any>> };
@@ -28,7 +31,8 @@ export function listRoutes(app: FastifyInstance): RouteCase[] {
   for (const [docPath, operations] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(operations)) {
       if (!DOC_METHODS.has(method)) continue;
-      const path = docPath.replace(/\{([^}]+)\}/g, ':$1');
+      // `{*}` is a wildcard (the rest of the path), Fastify's `*`; other `{name}`s are parameters.
+      const path = docPath.replace(/\{\*\}/g, '*').replace(/\{([^}]+)\}/g, ':$1');
       const parameters = (op.parameters ?? []) as { in: string; name: string; schema?: JsonSchema; required?: boolean }[];
       routes.push({
         method: method.toUpperCase(), path, key: `${method.toUpperCase()} ${path}`, documented: true,

@@ -15,7 +15,7 @@ import {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './examples/hello-plugin'];
+const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './examples/hello-plugin'];
 const ADMIN = '999000444';
 const CLOSED = 'http://127.0.0.1:9'; // nothing listens: outbound calls fail at once
 
@@ -90,7 +90,8 @@ function request(op: Operation, input: Input, credential: Credential): InjectOpt
   if (m?.part === 'params') params[m.name] = m.value;
   else if (m?.part === 'query') query[m.name] = m.value;
   else if (m?.part === 'body') body = setAt(body, m.path, m.value);
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name) => encodePart(String(params[name] ?? 'x')));
+  // `{*}`: a wildcard route's rest of the path, fuzzed like a parameter.
+  const path = op.path.replace(/\{(\w+|\*)\}/g, (_, name) => encodePart(String(params[name] ?? 'x')));
   const search = Object.entries(query).filter(([, v]) => v !== undefined)
     .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((item) => `${encodePart(k)}=${encodePart(typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item))}`))
     .join('&');
@@ -121,7 +122,7 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   const world = await startSignInWorld(t, {
     plugins: PLUGINS,
     role: 'api', // no job worker: the only writes are the requests'
-    orgModules: { points: true, store: true, event_webhook: true, hello: true },
+    orgModules: { points: true, store: true, event_webhook: true, knowledge: true, hello: true },
     config: {
       SYS_ADMIN: [ADMIN], ACCESS_ENFORCE: true, SECRETS_KEY: [Buffer.alloc(32, 9).toString('base64')], POINTS_GATEWAY: false,
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
@@ -134,7 +135,7 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   const admin = discord.addUser({ id: ADMIN, username: 'root' });
   const idpUser = idp.addUser({ emails: ['buyer@example.org'] }).id;
   // The superadmin works on a decoy org, so a valid-ish DELETE of an org never takes the world with it.
-  const decoy = () => quad.createOrg({ prefix: 'decoy', modules: { points: true, store: true, event_webhook: true, hello: true } });
+  const decoy = () => quad.createOrg({ prefix: 'decoy', modules: { points: true, store: true, event_webhook: true, knowledge: true, hello: true } });
   await decoy();
 
   async function memberSession(): Promise<string> {

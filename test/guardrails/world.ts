@@ -170,6 +170,10 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
 
     const hook = discord.addWebhook();
     await expectStatus(await as(officer, 'POST', `/api/dashboard${o}/webhooks`, { name: `${MARKER} alerts`, destination: hook.url, events: ['job.failed'] }), 201, 'webhook');
+    // A knowledge source, before the secrets: the embeddings integration's secrets below are not a working service.
+    await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/sources/probe', {
+      title: `${MARKER} handbook`, chunks: [{ ordinal: 0, content: `${MARKER} knowledge passage` }],
+    }), 201, 'knowledge source');
     const secrets: PrivateValue[] = [];
     for (const name of quad.registry.secrets.keys()) {
       const value = `${MARKER}-secret-${name}-0123456789`;

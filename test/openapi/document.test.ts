@@ -9,7 +9,7 @@ const ERROR_REF = '#/components/schemas/Error';
 const NOT_ERROR_BODIES = new Set(['GET /health 503']);
 
 t.test('the OpenAPI document', async (t) => {
-  const quad = await startTestApp(t, { plugins: ['./plugins/points', './plugins/store', './plugins/event_webhook', './examples/hello-plugin'] });
+  const quad = await startTestApp(t, { plugins: ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './examples/hello-plugin'] });
   const doc = (await quad.api.inject('/openapi.json')).json() as { paths: Record<string, Record<string, Operation>>; tags: { name: string; description?: string }[]; components: Record<string, any> };
   const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
   t.ok(operations.length > 80, `${operations.length} operations`);

@@ -33,7 +33,13 @@ t.test('npm start from a clone in a mode-700 folder answers /health', async (t) 
 
   const health = await fetch(`${banner.api}/health`);
   t.equal(health.status, 200, 'answers /health', { output: quad.output() });
-  t.match(await health.json(), { status: 'ok', database: { ok: true }, jobs: { ok: true } });
+  const report = await health.json();
+  t.match(report, { database: { ok: true }, jobs: { ok: true } });
+  // The embedded server has no pgvector yet (issue 15, item 7): the only degradation allowed is knowledge's text-only
+  // search, and /health says so; once the embedded server has pgvector the status is ok.
+  const degraded = (report.degraded ?? []) as { module: string; extension: string }[];
+  t.same(degraded.map((d) => `${d.module}:${d.extension}`).filter((d) => d !== 'knowledge:vector'), [], 'nothing else is degraded');
+  t.equal(report.status, degraded.length ? 'degraded' : 'ok');
   const command = readFileSync(`/proc/${banner.pid}/cmdline`, 'utf8').split('\0');
   t.ok(command.includes(join('core', 'dist', 'cli.js')) && !command.some((a) => a.includes('tsx')), 'runs the built JavaScript with plain node', { command });
   if (process.getuid?.() === 0) {

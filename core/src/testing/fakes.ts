@@ -1,5 +1,6 @@
-// Fakes of the external services (Discord, the identity provider, GitHub) for plugin tests. Their code stays in
+// Fakes of the external services (Discord, the identity provider, GitHub, an embeddings service) for plugin tests. Their code stays in
 // test/fakes/ (the project's rule); this file only makes them importable as @quad/core/testing.
 export * from '../../../test/fakes/discord/index.js';
 export * from '../../../test/fakes/idp/index.js';
 export * from '../../../test/fakes/github/index.js';
+export * from '../../../test/fakes/embeddings.js';

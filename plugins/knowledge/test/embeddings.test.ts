@@ -3,12 +3,11 @@
 // its integration secrets in the real secret store.
 import t, { type Test } from 'tap';
 import { defineModule } from '@quad/core';
-import { startTestApp } from '@quad/core/testing';
+import { startTestApp, cosine, fakeEmbedding, startFakeEmbeddings } from '@quad/core/testing';
 import {
   createEmbedder, defaultEmbedder, EMBED_BATCH_SIZE, EmbedderFailed, embedderForOrg, EMBEDDING_DIMENSIONS, EMBEDDINGS_SECRETS,
   isGatewayUrl, type Embedder,
 } from '../embeddings.js';
-import { cosine, fakeEmbedding, startFakeEmbeddings } from '../../../test/fakes/embeddings.js';
 
 const KEY = 'sk-test-0123456789abcdef';
 

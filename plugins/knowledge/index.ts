@@ -1,0 +1,60 @@
+// @quad/plugin-knowledge: the knowledge module (spec document 3, "Knowledge"). Sources written as chunks by machine
+// tokens, embedded by an OpenAI-compatible service (embeddings.ts), found by PostgreSQL full-text search and
+// pgvector merged by reciprocal rank fusion (search.ts); officers read sources and set the org's knowledge settings.
+// Crawls, uploads, runs, reindex and reembed come with later issues.
+import { defineModule } from '@quad/core';
+import { KnowledgeChunk, KnowledgeSource, KnowledgeVersion } from './entities.js';
+import { EMBEDDINGS_SECRETS } from './embeddings.js';
+import { CLAIMED_SETTINGS, KnowledgeSettingsSchema } from './settings.js';
+import { knowledgeTools } from './tools.js';
+
+export { search, searchScope, fuse, type SearchInput, type SearchResult, type SearchAnswer } from './search.js';
+export { contentHash, checkChunks, KEY_PATTERN, type SourceInput, type ChunkInput } from './sources.js';
+export { EmbedderFailed, EMBEDDING_DIMENSIONS, type Embedder } from './embeddings.js';
+
+export default defineModule({
+  name: 'knowledge',
+  title: 'Knowledge',
+  description: 'The org\'s knowledge that agents search: sources of text found by words and by meaning.',
+  category: 'AI',
+  coreVersion: '^0.1.0',
+  scopes: [
+    { name: 'knowledge:read', description: 'List and read the org\'s sources, search the org\'s and public knowledge, call knowledge.* read tools', uses: ['embeddings'] },
+    { name: 'knowledge:write', description: 'Write and delete the org\'s sources', uses: ['embeddings'] },
+  ],
+  limits: [
+    {
+      key: 'knowledge.sources', kind: 'count', default: 1000, paidBy: 'org', description: 'sources (crawled, uploaded or client-written)',
+      count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from knowledge_sources where organization_id = ?', [orgId]))[0].n),
+    },
+    {
+      key: 'knowledge.passages', kind: 'count', default: 250_000, paidBy: 'org', description: 'passages of current versions of all sources',
+      // Old versions are deleted with their chunks when a new one is written: every chunk is current.
+      count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from knowledge_chunks where organization_id = ?', [orgId]))[0].n),
+    },
+    {
+      key: 'knowledge.embeddings_per_day', kind: 'rate', window: 'day', default: 500_000, paidBy: 'metered',
+      description: 'texts embedded a day (knowledge and agent memory), whichever service the org uses', integrations: ['embeddings'],
+    },
+  ],
+  integrations: [{
+    key: 'embeddings',
+    title: 'Embeddings',
+    description: 'An OpenAI-compatible embeddings service (POST <url>/embeddings) of 1024-number vectors for the org\'s knowledge; without it the deployment\'s (EMBEDDINGS_URL) is used, or text search only.',
+    secrets: [
+      { name: EMBEDDINGS_SECRETS.url, label: 'Base URL (ending /v1)' },
+      { name: EMBEDDINGS_SECRETS.model, label: 'Model' },
+      { name: EMBEDDINGS_SECRETS.apiKey, label: 'API key', optional: true },
+      { name: EMBEDDINGS_SECRETS.queryPrefix, label: 'Query prefix', optional: true },
+    ],
+  }],
+  entities: [KnowledgeSource, KnowledgeVersion, KnowledgeChunk],
+  migrations: new URL('./migrations/', import.meta.url),
+  // routes/api.ts: the machine API under /api/knowledge; routes/dashboard.ts: the officer routes.
+  routes: new URL('./routes/', import.meta.url),
+  tools: knowledgeTools,
+  databaseExtensions: [{ name: 'vector', without: 'knowledge search runs text only and stores no vectors' }],
+  settings: KnowledgeSettingsSchema,
+  // Settings the spec names outside KNOWLEDGE_*.
+  claims: { settings: CLAIMED_SETTINGS },
+});

@@ -1,0 +1,85 @@
+// The machine API (spec "Knowledge (prefix /api/knowledge, machine token with the scope)"): sources and search for
+// the token's org. These paths name no org, so the org is the token's: a hook binds it (and the module gate, which
+// the core applies only to routes with :org) before any handler runs.
+import { ErrorBody, ORG_FILTER, Type, notFound, type MachineCaller, type RoutesPlugin } from '@quad/core';
+import { MODULE, knowledgeContext } from '../context.js';
+import { chunksOf, deleteSource, findSource, listSources, sourceKey, writeSource } from '../sources.js';
+import { search } from '../search.js';
+import { SearchBody, SearchOut, SourceBody, SourceOut, SourceWithChunksOut, WildcardParams } from '../schemas.js';
+
+const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
+
+export default (async (app) => {
+  // The token's org, bound like the core binds the org of a URL: request.org and the request's org filter.
+  app.addHook('onRequest', async (request) => {
+    const caller = request.caller as MachineCaller | null;
+    if (!caller || caller.kind !== 'machine') return; // the auth hook answered already
+    const org = await app.orgs.find(String(caller.orgId));
+    if (!org) throw notFound('The token\'s org no longer exists', 'unknown_org');
+    if (!app.quad.registry.isEnabled(org.modules, MODULE)) throw notFound(`The ${MODULE} module is off for this org`, 'module_off');
+    request.org = org;
+    request.em.setFilterParams(ORG_FILTER, { orgId: org.id });
+  });
+
+  app.get('/api/knowledge/sources', {
+    config: { auth: 'machine:knowledge:read' },
+    schema: {
+      tags: ['knowledge'], summary: 'The token\'s org\'s sources with their current version',
+      querystring: Type.Object({ category: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ sources: Type.Array(SourceOut) }), ...Errors },
+    },
+  }, async (request) => ({ sources: await listSources(request.em, request.org!.id, request.query.category) }));
+
+  app.get('/api/knowledge/sources/*', {
+    config: { auth: 'machine:knowledge:read' },
+    schema: {
+      operationId: 'getKnowledgeSource', tags: ['knowledge'], summary: 'One source of the token\'s org, with its chunks (no vectors)', params: WildcardParams,
+      response: { 200: SourceWithChunksOut, ...Errors },
+    },
+  }, async (request) => {
+    const key = sourceKey(request.params['*']);
+    const found = await findSource(request.em, request.org!.id, key);
+    if (!found) throw notFound(`No source "${key}"`, 'source_not_found');
+    const { id: _id, version_id, ...source } = found;
+    return { ...source, chunks: version_id === null ? [] : await chunksOf(request.em, version_id) };
+  });
+
+  app.put('/api/knowledge/sources/*', {
+    config: { auth: 'machine:knowledge:write' },
+    // 5000 chunks of 1024 numbers each: the largest body the spec allows is tens of megabytes.
+    bodyLimit: 110 * 1024 * 1024,
+    schema: {
+      operationId: 'putKnowledgeSource', tags: ['knowledge'],
+      summary: 'Create or replace a source: 201 when its content changed (a new version replaces the old one and its chunks), 200 when not (only title, url, category and public change)',
+      params: WildcardParams, body: SourceBody,
+      response: { 200: SourceOut, 201: SourceOut, ...Errors, 409: ErrorBody, 429: ErrorBody, 502: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const key = sourceKey(request.params['*']);
+    const ctx = await knowledgeContext(app.quad, request.em, request.org!);
+    const { source, changed } = await writeSource(ctx, key, request.body);
+    return reply.code(changed ? 201 : 200).send(source);
+  });
+
+  app.delete('/api/knowledge/sources/*', {
+    config: { auth: 'machine:knowledge:write' },
+    schema: { operationId: 'deleteKnowledgeSource', tags: ['knowledge'], summary: 'Delete a source with its versions and chunks', params: WildcardParams, response: { 200: Type.Object({ deleted: Type.String({ description: 'the key of the deleted source' }) }), ...Errors } },
+  }, async (request) => {
+    const key = sourceKey(request.params['*']);
+    const gone = await request.em.transactional(async (em) => {
+      const deleted = await deleteSource(em, request.org!.id, key);
+      if (deleted) await request.audit(em, 'knowledge.source_deleted', { key });
+      return deleted;
+    });
+    if (!gone) throw notFound(`No source "${key}"`, 'source_not_found');
+    return { deleted: key };
+  });
+
+  app.post('/api/knowledge/search', {
+    config: { auth: 'machine:knowledge:read' },
+    schema: {
+      tags: ['knowledge'], summary: 'Ranked passages of the org\'s sources, public sources and subscribed submodules (not audited)',
+      body: SearchBody, response: { 200: SearchOut, ...Errors },
+    },
+  }, async (request) => search(await knowledgeContext(app.quad, request.em, request.org!), request.body));
+}) satisfies RoutesPlugin;

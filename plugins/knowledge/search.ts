@@ -1,0 +1,214 @@
+// Search (POST /api/knowledge/search and the tool knowledge.search; spec "Crawl and search behavior"): vector
+// search on pgvector (cosine, the model's passages only, max_distance), full-text search on the stored tsvector,
+// merged by reciprocal rank fusion with the org's rrf_k; summaries that outrank their rows drop them; a window adds
+// neighbour rows to page-text results. An embedder that fails, or the daily embeddings limit, leaves text search
+// alone: a search never fails for it (`dense` says whether the vector search ran).
+import { HttpError, badRequest, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { EMBEDDING_DIMENSIONS, type Embedder } from './embeddings.js';
+import type { Mode, OrgKnowledge } from './settings.js';
+
+export interface SearchInput {
+  query: string;
+  category?: string;
+  top_k?: number;
+  window?: number;
+  embedding?: number[];
+  embedding_model?: string;
+}
+
+export interface SearchResult {
+  chunk_id: number;
+  source_key: string;
+  title: string;
+  url: string;
+  category: string;
+  public: boolean;
+  /** The passage; with a window, the page-text rows around it too, in order. */
+  content: string;
+  /** Its reciprocal-rank-fusion score (higher is better). */
+  score: number;
+  /** When the passage's version was written (or fetched). */
+  fetched_at: string;
+}
+
+export interface SearchAnswer { results: SearchResult[]; dense: boolean; mode: Mode }
+
+export interface SearchContext {
+  em: EntityManager;
+  org: OrgSnapshot;
+  services: CoreServices;
+  settings: OrgKnowledge;
+  /** The org's embedder, or null; may throw (treated as a failed embedder). */
+  embedder: () => Promise<Embedder | null>;
+  /** Does the database have pgvector? */
+  vectors: boolean;
+}
+
+/** One part of a search's scope: a condition on `knowledge_chunks c`. */
+export interface ScopePart { sql: string; params: unknown[] }
+
+/**
+ * The passages a search of `orgId` reads, as disjoint parts: the org's own, and those of other orgs' public sources.
+ * THE SEAM for subscribed submodule sources (submodules issue): add their part here. The index path ORs the parts;
+ * the exact path (searchExact) reads each part by its own index.
+ */
+export function searchScope(orgId: number): ScopePart[] {
+  return [
+    { sql: 'c.organization_id = ?', params: [orgId] },
+    { sql: 'c.source_id in (select id from knowledge_sources where public and organization_id <> ?)', params: [orgId] },
+  ];
+}
+
+const anyOf = (parts: ScopePart[]): ScopePart => ({ sql: `(${parts.map((p) => p.sql).join(' or ')})`, params: parts.flatMap((p) => p.params) });
+
+const vectorText = (v: number[]) => `[${v.join(',')}]`;
+
+/** Candidates each list brings to the fusion: enough for top_k after summaries drop their rows. */
+const candidatesFor = (topK: number) => Math.min(200, topK * 4 + 20);
+
+export async function search(ctx: SearchContext, input: SearchInput): Promise<SearchAnswer> {
+  const { settings } = ctx;
+  const topK = input.top_k ?? settings.top_k;
+  const window = input.window ?? settings.window;
+  if (input.embedding !== undefined) {
+    if (input.embedding.length !== EMBEDDING_DIMENSIONS) {
+      throw badRequest(`body.embedding: ${input.embedding.length} numbers; an embedding has exactly ${EMBEDDING_DIMENSIONS}`, 'bad_embedding', { field: 'body.embedding' });
+    }
+    if (!input.embedding_model?.trim()) throw badRequest('body.embedding_model: required with embedding (the model it came from)', 'embedding_model_required', { field: 'body.embedding_model' });
+  }
+  const n = candidatesFor(topK);
+  const mode = settings.mode;
+  const query = mode === 'text' || !ctx.vectors ? null : await queryVector(ctx, input);
+  const dense = query !== null;
+  const vectorIds = dense ? await vectorSearch(ctx, input, query!, n) : [];
+  // Mode vector skips the text search only when the vector search ran.
+  const textIds = mode === 'vector' && dense ? [] : await textSearch(ctx, input, n);
+  const fused = fuse([vectorIds, textIds], settings.rrf_k);
+  const rows = await details(ctx.em, [...fused.keys()]);
+  const kept = dropOutranked(rows, fused).slice(0, topK);
+  const windows = window > 0 ? await neighbours(ctx.em, kept.filter((r) => r.level === 0), window) : new Map<number, string>();
+  return {
+    mode, dense,
+    results: kept.map((r) => ({
+      chunk_id: r.id, source_key: r.key, title: r.title, url: r.url, category: r.category, public: r.public,
+      content: windows.get(r.id) ?? r.content, score: fused.get(r.id)!, fetched_at: new Date(r.fetched_at).toISOString(),
+    })),
+  };
+}
+
+/** The caller's vector, or the org's embedder's answer; null when there is none, it fails or the day's limit is reached. */
+async function queryVector(ctx: SearchContext, input: SearchInput): Promise<{ vector: number[]; model: string } | null> {
+  if (input.embedding) return { vector: input.embedding, model: input.embedding_model!.trim() };
+  try {
+    const embedder = await ctx.embedder();
+    if (!embedder) return null;
+    // Each embedding counts, whichever service (spec "Limits"); over the limit the search is text only.
+    await ctx.services.limits.consume(ctx.em, ctx.org.id, 'knowledge.embeddings_per_day', 1);
+    const [vector] = await embedder.embed([input.query], 'query');
+    return vector ? { vector, model: embedder.model } : null;
+  } catch (err) {
+    if (err instanceof HttpError && err.statusCode !== 429) throw err;
+    // EmbedderFailed, 429 rate_limited, or an unreadable org secret: text only.
+    return null;
+  }
+}
+
+async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<number[]> {
+  const parts = searchScope(ctx.org.id);
+  const scope = anyOf(parts);
+  const v = vectorText(query.vector);
+  const category = input.category === undefined ? { sql: '', params: [] } : { sql: 'and c.source_id in (select id from knowledge_sources where category = ?)', params: [input.category] };
+  let rows: { id: string; distance: number }[] = await ctx.em.transactional(async (tx) => {
+    // Filtered HNSW scans stop at ef_search candidates; iterative scans go on until the filter leaves enough rows
+    // (pgvector ≥ 0.8), so an org that is a small slice of the table still gets its top_k.
+    await tx.execute('set local hnsw.iterative_scan = relaxed_order');
+    await tx.execute(`set local hnsw.ef_search = ${Math.max(40, Math.min(1000, n))}`);
+    return tx.execute(
+      `select c.id, c.embedding <=> ?::vector as distance from knowledge_chunks c
+       where c.embedding is not null and c.embedding_model = ? and ${scope.sql} ${category.sql}
+       order by c.embedding <=> ?::vector limit ?`,
+      [v, query.model, ...scope.params, ...category.params, v, n]);
+  });
+  // An iterative scan still ends at its memory and tuple caps (hnsw.scan_mem_multiplier, max_scan_tuples): when the
+  // scope is a tiny, far slice of the table it comes back short. Then each part is read exactly by its own index
+  // (the org's rows by organization_id, public ones by source): cheap, since a short answer means a small scope.
+  if (rows.length < n) {
+    // `+ 0`: an order the HNSW index cannot serve, so each part is an exact scan of its own rows.
+    const exact = parts.map((p) => `(select c.id, (c.embedding <=> ?::vector) + 0 as distance from knowledge_chunks c
+       where c.embedding is not null and c.embedding_model = ? and ${p.sql} ${category.sql}
+       order by distance limit ?)`).join(' union all ');
+    rows = await ctx.em.execute(`select id, distance from (${exact}) x order by distance limit ?`,
+      [...parts.flatMap((p) => [v, query.model, ...p.params, ...category.params, n]), n]);
+  }
+  // relaxed_order may return rows slightly out of order: sort, then drop the far ones.
+  return rows.map((r) => ({ id: Number(r.id), distance: Number(r.distance) }))
+    .filter((r) => r.distance <= ctx.settings.max_distance)
+    .sort((a, b) => a.distance - b.distance || a.id - b.id)
+    .map((r) => r.id);
+}
+
+async function textSearch(ctx: SearchContext, input: SearchInput, n: number): Promise<number[]> {
+  const scope = anyOf(searchScope(ctx.org.id));
+  const category = input.category === undefined ? '' : 'and c.source_id in (select id from knowledge_sources where category = ?)';
+  // The stored, GIN-indexed tsv column: the query's text is parsed once, passages never per query.
+  const rows: { id: string }[] = await ctx.em.execute(
+    `select c.id from knowledge_chunks c, websearch_to_tsquery('english', ?) q
+     where c.tsv @@ q and ${scope.sql} ${category}
+     order by ts_rank_cd(c.tsv, q) desc, c.id limit ?`,
+    [input.query, ...scope.params, ...(input.category === undefined ? [] : [input.category]), n]);
+  return rows.map((r) => Number(r.id));
+}
+
+/** Reciprocal rank fusion: each list adds 1 / (k + rank) (rank from 1); best first. */
+export function fuse(lists: number[][], k: number): Map<number, number> {
+  const scores = new Map<number, number>();
+  for (const list of lists) list.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + i + 1)));
+  return new Map([...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]));
+}
+
+interface Row {
+  id: number; version_id: number; ordinal: number; level: number; parent_ordinal: number | null; content: string;
+  key: string; title: string; url: string; category: string; public: boolean; fetched_at: Date;
+}
+
+async function details(em: EntityManager, ids: number[]): Promise<Row[]> {
+  if (!ids.length) return [];
+  const rows: (Omit<Row, 'id' | 'version_id'> & { id: string; version_id: string })[] = await em.execute(
+    `select c.id, c.version_id, c.ordinal, c.level, c.parent_ordinal, c.content, s.key, s.title, s.url, s.category, s.public, v.created_at as fetched_at
+     from knowledge_chunks c join knowledge_sources s on s.id = c.source_id join knowledge_versions v on v.id = c.version_id
+     where c.id in (select unnest(string_to_array(?, ',')::bigint[]))`, [ids.join(',')]);
+  return rows.map((r) => ({ ...r, id: Number(r.id), version_id: Number(r.version_id) }));
+}
+
+/** In fused order, without the rows whose summary (or a summary above it) ranks higher. */
+function dropOutranked(rows: Row[], fused: Map<number, number>): Row[] {
+  const position = new Map([...fused.keys()].map((id, i) => [id, i]));
+  const byOrdinal = new Map(rows.map((r) => [`${r.version_id}:${r.ordinal}`, r]));
+  const ordered = [...rows].sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  return ordered.filter((row) => {
+    const seen = new Set<number>();
+    for (let up = row.parent_ordinal; up !== null && !seen.has(up); ) {
+      seen.add(up);
+      const summary = byOrdinal.get(`${row.version_id}:${up}`);
+      if (!summary) break;
+      if (position.get(summary.id)! < position.get(row.id)!) return false;
+      up = summary.parent_ordinal;
+    }
+    return true;
+  });
+}
+
+/** For each page-text result, its text with `window` page-text rows on each side, in ordinal order. */
+async function neighbours(em: EntityManager, rows: Row[], window: number): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const row of rows) {
+    const around: { ordinal: number; content: string }[] = await em.execute(
+      `(select ordinal, content from knowledge_chunks where version_id = ? and level = 0 and ordinal < ? order by ordinal desc limit ?)
+       union all
+       (select ordinal, content from knowledge_chunks where version_id = ? and level = 0 and ordinal > ? order by ordinal limit ?)`,
+      [row.version_id, row.ordinal, window, row.version_id, row.ordinal, window]);
+    const all = [...around, { ordinal: row.ordinal, content: row.content }].sort((a, b) => a.ordinal - b.ordinal);
+    out.set(row.id, all.map((r) => r.content).join('\n'));
+  }
+  return out;
+}

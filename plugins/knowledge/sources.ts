@@ -1,0 +1,277 @@
+// Writing a source (PUT /api/knowledge/sources/<key>): the checks of the spec on the chunks, the content hash, the
+// embedding of chunks sent without vectors, and the one transaction that replaces the source's version and chunks.
+// Reads of one source and of the org's list are here too, so the route files only shape requests and answers.
+import { createHash } from 'node:crypto';
+import { HttpError, badRequest, conflict, forbidden, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { EMBEDDING_DIMENSIONS, EmbedderFailed, type Embedder } from './embeddings.js';
+import { isPublisher, type KnowledgeSettings } from './settings.js';
+
+export const KEY_PATTERN = /^[A-Za-z0-9._:/-]{1,255}$/;
+export const MAX_CHUNKS = 5000;
+export const MAX_CHUNK_CHARS = 20000;
+
+export interface ChunkInput {
+  ordinal: number;
+  content: string;
+  embedding?: number[];
+  level?: number;
+  parent_ordinal?: number | null;
+}
+
+export interface SourceInput {
+  category?: string;
+  title?: string;
+  url?: string;
+  public?: boolean;
+  content_hash?: string;
+  embedding_model?: string;
+  chunks?: ChunkInput[];
+}
+
+/** A source as lists and reads show it (spec: key, title, url, category, public, current version, crawl). */
+export interface SourceView {
+  key: string;
+  title: string;
+  url: string;
+  category: string;
+  public: boolean;
+  current_version: { id: number; content_hash: string; embedding_model: string | null; chunks: number; created_at: string } | null;
+  /** Crawl records belong to the crawl issue: null until then. */
+  crawl: null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The key from a wildcard route, checked against the spec's rule (400 otherwise). */
+export function sourceKey(raw: string | undefined): string {
+  const key = raw ?? '';
+  if (!KEY_PATTERN.test(key)) {
+    throw badRequest('params.key: letters, digits and ._:/- only, 1 to 255 characters', 'bad_key', { field: 'params.key' });
+  }
+  return key;
+}
+
+const fieldOf = (i: number, name: string) => `body.chunks[${i}].${name}`;
+
+/** Every rule of the spec on a body's chunks; 400 with the field and a reason a client can branch on. */
+export function checkChunks(input: SourceInput): void {
+  const chunks = input.chunks ?? [];
+  if (chunks.length > MAX_CHUNKS) throw badRequest(`A source holds up to ${MAX_CHUNKS} chunks (got ${chunks.length})`, 'too_many_chunks', { field: 'body.chunks' });
+  const byOrdinal = new Map<number, ChunkInput>();
+  let withVectors = 0;
+  chunks.forEach((c, i) => {
+    if (byOrdinal.has(c.ordinal)) throw badRequest(`${fieldOf(i, 'ordinal')}: ordinal ${c.ordinal} appears twice; ordinals are unique in a source`, 'duplicate_ordinal', { field: fieldOf(i, 'ordinal') });
+    byOrdinal.set(c.ordinal, c);
+    if (c.content.length > MAX_CHUNK_CHARS) throw badRequest(`${fieldOf(i, 'content')}: up to ${MAX_CHUNK_CHARS} characters (got ${c.content.length})`, 'chunk_too_long', { field: fieldOf(i, 'content') });
+    if ((c.level ?? 0) < 0) throw badRequest(`${fieldOf(i, 'level')}: 0 (page text) or higher`, 'bad_level', { field: fieldOf(i, 'level') });
+    if (c.embedding !== undefined) {
+      withVectors++;
+      if (c.embedding.length !== EMBEDDING_DIMENSIONS) {
+        throw badRequest(`${fieldOf(i, 'embedding')}: ${c.embedding.length} numbers; an embedding has exactly ${EMBEDDING_DIMENSIONS}`, 'bad_embedding', { field: fieldOf(i, 'embedding') });
+      }
+    }
+  });
+  if (withVectors && withVectors !== chunks.length) {
+    throw badRequest(`${withVectors} of ${chunks.length} chunks carry an embedding: all of them or none must`, 'embeddings_all_or_none', { field: 'body.chunks' });
+  }
+  if (withVectors && !input.embedding_model?.trim()) {
+    throw badRequest('body.embedding_model: required when chunks carry embeddings (the model they came from)', 'embedding_model_required', { field: 'body.embedding_model' });
+  }
+  chunks.forEach((c, i) => {
+    if (c.parent_ordinal === undefined || c.parent_ordinal === null) return;
+    const parent = byOrdinal.get(c.parent_ordinal);
+    if (!parent) throw badRequest(`${fieldOf(i, 'parent_ordinal')}: no chunk of this body has ordinal ${c.parent_ordinal}`, 'bad_parent', { field: fieldOf(i, 'parent_ordinal') });
+    if ((parent.level ?? 0) <= (c.level ?? 0)) {
+      throw badRequest(`${fieldOf(i, 'parent_ordinal')}: the summary (ordinal ${c.parent_ordinal}, level ${parent.level ?? 0}) must have a higher level than its row (level ${c.level ?? 0})`, 'bad_parent', { field: fieldOf(i, 'parent_ordinal') });
+    }
+  });
+}
+
+/**
+ * The content hash a writer did not send: sha256 of a canonical form (chunks by ordinal as [ordinal, level,
+ * parent_ordinal, content], and the embedding model when the body carries vectors), so the same text written
+ * again is the same version whatever the order of the chunks or the JSON spacing.
+ */
+export function contentHash(input: SourceInput): string {
+  const chunks = [...(input.chunks ?? [])].sort((a, b) => a.ordinal - b.ordinal)
+    .map((c) => [c.ordinal, c.level ?? 0, c.parent_ordinal ?? null, c.content]);
+  const vectors = (input.chunks ?? []).some((c) => c.embedding !== undefined);
+  const canonical = JSON.stringify({ v: 1, model: vectors ? input.embedding_model ?? null : null, chunks });
+  return `sha256:${createHash('sha256').update(canonical).digest('hex')}`;
+}
+
+interface SourceRow {
+  id: number; key: string; title: string; url: string; category: string; public: boolean; created_at: Date; updated_at: Date;
+  version_id: string | number | null; content_hash: string | null; embedding_model: string | null; chunk_count: number | null; version_created_at: Date | null;
+}
+
+const SOURCE_SELECT = `select s.id, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
+  v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
+  from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
+
+export function sourceView(row: SourceRow): SourceView {
+  return {
+    key: row.key, title: row.title, url: row.url, category: row.category, public: row.public,
+    current_version: row.version_id === null ? null : {
+      id: Number(row.version_id), content_hash: row.content_hash!, embedding_model: row.embedding_model,
+      chunks: row.chunk_count ?? 0, created_at: new Date(row.version_created_at!).toISOString(),
+    },
+    crawl: null,
+    created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** The org's sources (only its own), by key; optionally one category. */
+export async function listSources(em: EntityManager, orgId: number, category?: string): Promise<SourceView[]> {
+  const rows: SourceRow[] = category === undefined
+    ? await em.execute(`${SOURCE_SELECT} where s.organization_id = ? order by s.key`, [orgId])
+    : await em.execute(`${SOURCE_SELECT} where s.organization_id = ? and s.category = ? order by s.key`, [orgId, category]);
+  return rows.map(sourceView);
+}
+
+export async function findSource(em: EntityManager, orgId: number, key: string): Promise<(SourceView & { id: number; version_id: number | null }) | null> {
+  const [row]: SourceRow[] = await em.execute(`${SOURCE_SELECT} where s.organization_id = ? and s.key = ?`, [orgId, key]);
+  return row ? { ...sourceView(row), id: row.id, version_id: row.version_id === null ? null : Number(row.version_id) } : null;
+}
+
+export interface ChunkView { id: number; ordinal: number; level: number; parent_ordinal: number | null; content: string }
+
+export async function chunksOf(em: EntityManager, versionId: number): Promise<ChunkView[]> {
+  const rows: { id: string; ordinal: number; level: number; parent_ordinal: number | null; content: string }[] = await em.execute(
+    'select id, ordinal, level, parent_ordinal, content from knowledge_chunks where version_id = ? order by ordinal', [versionId]);
+  return rows.map((r) => ({ id: Number(r.id), ordinal: r.ordinal, level: r.level, parent_ordinal: r.parent_ordinal, content: r.content }));
+}
+
+export async function deleteSource(em: EntityManager, orgId: number, key: string): Promise<boolean> {
+  // Versions and chunks go with it (on delete cascade).
+  const rows = await em.execute('delete from knowledge_sources where organization_id = ? and key = ? returning id', [orgId, key]);
+  return rows.length > 0;
+}
+
+export interface WriteContext {
+  em: EntityManager;
+  org: OrgSnapshot;
+  services: CoreServices;
+  deployment: KnowledgeSettings;
+  /** The org's embedder (null: text only), asked only when chunks come without vectors. */
+  embedder: () => Promise<Embedder | null>;
+  /** Does the database have pgvector (the embedding column)? */
+  vectors: boolean;
+}
+
+export interface WriteResult { source: SourceView; changed: boolean }
+
+const vectorText = (v: number[]) => `[${v.join(',')}]`;
+
+/**
+ * Create or replace a source. Unchanged content (the hash of the current version) changes only title, url, category
+ * and public; new content is embedded first (when it has no vectors and the org has an embedder: 502 and nothing
+ * written when that fails), then replaces the old version and its chunks in one transaction.
+ */
+export async function writeSource(ctx: WriteContext, key: string, input: SourceInput): Promise<WriteResult> {
+  // Once more when another write changed the source between the first look and the lock (see writeOnce).
+  return (await writeOnce(ctx, key, input)) ?? (await writeOnce(ctx, key, input)) ?? conflictingWrites();
+}
+
+const conflictingWrites = (): never => {
+  throw conflict('The source changed while it was written; send it again', 'concurrent_write');
+};
+
+/** One attempt; null when the source changed under it after it decided not to embed (the caller tries again). */
+async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Promise<WriteResult | null> {
+  const { em, org, services } = ctx;
+  if (input.public === true && !isPublisher(ctx.deployment, org)) {
+    throw forbidden('Only publisher orgs may write public sources (KNOWLEDGE_PUBLISHERS, or the superadmin\'s publisher switch)', 'not_publisher');
+  }
+  checkChunks(input);
+  const hash = input.content_hash?.trim() || (input.chunks ? contentHash(input) : null);
+  const current = await findSource(em, org.id, key);
+  if (!input.chunks && (!hash || hash !== current?.current_version?.content_hash)) {
+    throw badRequest('body.chunks: required unless content_hash equals the current version\'s hash (a metadata-only update)', 'chunks_required', { field: 'body.chunks' });
+  }
+  const chunks = input.chunks ?? [];
+  const unchanged = current?.current_version?.content_hash === hash;
+
+  // Embed before the transaction opens: no connection is held while the service answers.
+  let vectors: number[][] | null = null;
+  let model: string | null = null;
+  let embedded = 0;
+  if (!unchanged && chunks.length) {
+    if (chunks[0].embedding !== undefined) {
+      vectors = chunks.map((c) => c.embedding!);
+      model = input.embedding_model!.trim();
+    } else if (ctx.vectors) {
+      const embedder = await ctx.embedder().catch((err: unknown) => { throw embedFailure(err); });
+      if (embedder) {
+        await services.limits.checkRate(em, org.id, 'knowledge.embeddings_per_day', chunks.length);
+        vectors = await embedder.embed(chunks.map((c) => c.content), 'passage').catch((err: unknown) => { throw embedFailure(err); });
+        model = embedder.model;
+        embedded = chunks.length;
+      }
+    }
+  }
+
+  return em.transactional(async (tx) => {
+    let [row]: { id: number; content_hash: string | null }[] = await tx.execute(
+      `select s.id, v.content_hash from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id
+       where s.organization_id = ? and s.key = ? for update of s`, [org.id, key]);
+    const meta = {
+      category: input.category, title: input.title, url: input.url, public: input.public,
+    };
+    if (row && row.content_hash === hash) {
+      await updateMeta(tx, row.id, meta);
+      return { source: (await findSource(tx, org.id, key))!, changed: false };
+    }
+    // It was unchanged at the first look (so nothing was embedded) and another write has changed it since.
+    if (unchanged) return null;
+    if (!row) {
+      await services.limits.reserve(tx, org.id, 'knowledge.sources');
+      [row] = await tx.execute(
+        `insert into knowledge_sources (organization_id, key, category, title, url, public) values (?, ?, ?, ?, ?, ?)
+         on conflict (organization_id, key) do nothing returning id, null as content_hash`,
+        [org.id, key, meta.category ?? '', meta.title ?? '', meta.url ?? '', meta.public ?? false]);
+      // A concurrent write made it first: replace its version like any other.
+      if (!row) [row] = await tx.execute('select id, null as content_hash from knowledge_sources where organization_id = ? and key = ? for update', [org.id, key]);
+    }
+    // The old version goes with its chunks (cascade) before the new one counts against knowledge.passages.
+    await tx.execute('delete from knowledge_versions where source_id = ?', [row!.id]);
+    if (chunks.length) await services.limits.reserve(tx, org.id, 'knowledge.passages', chunks.length);
+    const [version]: { id: string }[] = await tx.execute(
+      'insert into knowledge_versions (organization_id, source_id, content_hash, embedding_model, chunk_count) values (?, ?, ?, ?, ?) returning id',
+      [org.id, row!.id, hash!, vectors && ctx.vectors ? model : null, chunks.length]);
+    if (chunks.length) await insertChunks(tx, { orgId: org.id, sourceId: row!.id, versionId: Number(version.id), chunks, vectors: ctx.vectors ? vectors : null, model });
+    await tx.execute('update knowledge_sources set current_version_id = ? where id = ?', [version.id, row!.id]);
+    await updateMeta(tx, row!.id, meta);
+    // Counted with the write: a rolled-back write is not counted (spec "Limits": consume before, not committed).
+    if (embedded) await services.limits.consume(tx, org.id, 'knowledge.embeddings_per_day', embedded);
+    return { source: (await findSource(tx, org.id, key))!, changed: true };
+  });
+}
+
+function embedFailure(err: unknown): unknown {
+  if (err instanceof EmbedderFailed) {
+    return new HttpError(502, `The embeddings service failed, so nothing was written: ${err.message}`, 'embedder_failed');
+  }
+  return err;
+}
+
+async function updateMeta(em: EntityManager, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean }) {
+  await em.execute(
+    `update knowledge_sources set category = coalesce(?, category), title = coalesce(?, title), url = coalesce(?, url),
+     public = coalesce(?, public), updated_at = now() where id = ?`,
+    [meta.category ?? null, meta.title ?? null, meta.url ?? null, meta.public ?? null, sourceId]);
+}
+
+/** All chunks in one statement: a JSON array turned into rows (vectors as pgvector text). */
+async function insertChunks(em: EntityManager, args: { orgId: number; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
+  const rows = args.chunks.map((c, i) => ({
+    ordinal: c.ordinal, level: c.level ?? 0, parent_ordinal: c.parent_ordinal ?? null, content: c.content,
+    embedding: args.vectors ? vectorText(args.vectors[i]) : null,
+  }));
+  const withVectors = args.vectors !== null;
+  await em.execute(
+    `insert into knowledge_chunks (organization_id, source_id, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? ', embedding' : ''})
+     select ?, ?, ?, r.ordinal, r.level, r.parent_ordinal, r.content, ?${withVectors ? ', r.embedding::vector' : ''}
+     from json_to_recordset(?::json) as r(ordinal integer, level integer, parent_ordinal integer, content text, embedding text)`,
+    [args.orgId, args.sourceId, args.versionId, withVectors ? args.model : null, JSON.stringify(rows)]);
+}

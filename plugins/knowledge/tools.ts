@@ -1,0 +1,81 @@
+// The knowledge tools (spec: knowledge.search, knowledge.read_source, knowledge.embeddings), for machine tokens
+// with knowledge:read, over MCP and /api/tools. The core checks the scope and binds the token's org.
+import { Type, badRequest, defineTool } from '@quad/core';
+import { knowledgeContext } from './context.js';
+import { readSource } from './reader.js';
+import { search } from './search.js';
+import { sourceKey } from './sources.js';
+import { SearchBody, SearchOut } from './schemas.js';
+
+export const searchTool = defineTool({
+  name: 'knowledge.search',
+  title: 'Search the knowledge base',
+  description: 'Finds passages of the org\'s knowledge (its own sources, public sources and subscribed submodules) that answer a question, '
+    + 'by meaning and by words. Use it before answering questions about the org, its events or its handbook. Each result has the passage, '
+    + 'its source key, title and url, and a chunk_id to read the whole source with knowledge.read_source. '
+    + 'Example: {"query": "when does the library open on Sunday", "top_k": 5}',
+  scope: 'knowledge:read',
+  input: SearchBody,
+  output: SearchOut,
+  annotations: { readOnly: true, idempotent: true },
+  async handler({ em, org, services }, input) {
+    return search(await knowledgeContext(services, em, org), input);
+  },
+});
+
+export const readSourceTool = defineTool({
+  name: 'knowledge.read_source',
+  title: 'Read a knowledge source',
+  description: 'Reads the full text of one source, a page at a time (up to 500 passages or 200,000 characters), without summaries. '
+    + 'Give the source key, or a chunk_id from knowledge.search (the page then opens at that passage); pass next_offset as offset for the next page. '
+    + 'Example: {"chunk": 1234} or {"key": "handbook/rules", "offset": 500}',
+  scope: 'knowledge:read',
+  input: Type.Object({
+    key: Type.Optional(Type.String({ maxLength: 255 })),
+    chunk: Type.Optional(Type.Integer({ minimum: 1 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  }, { additionalProperties: false }),
+  output: Type.Object({
+    key: Type.String(), title: Type.String(), url: Type.String(), own: Type.Boolean(), text: Type.String(),
+    offset: Type.Integer(), next_offset: Type.Union([Type.Integer(), Type.Null()]), total: Type.Integer(),
+  }),
+  annotations: { readOnly: true, idempotent: true },
+  async handler({ em, org, services }, input) {
+    if (input.key === undefined && input.chunk === undefined) throw badRequest('Give key or chunk', 'key_or_chunk_required');
+    const key = input.chunk === undefined ? sourceKey(input.key) : undefined;
+    const ctx = await knowledgeContext(services, em, org);
+    const page = await readSource(em, org.id, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset });
+    return {
+      key: page.source.key, title: page.source.title, url: page.source.url, own: page.source.own,
+      text: page.passages.map((p) => p.text).join('\n'), offset: page.offset, next_offset: page.next_offset, total: page.total,
+    };
+  },
+});
+
+export const embeddingsTool = defineTool({
+  name: 'knowledge.embeddings',
+  title: 'Count passages by embedding model',
+  description: 'Counts the org\'s passages by the model of their vectors, and names the model its searches use now. Passages of another model '
+    + '(or with no vector) are found by text search only until they are embedded again. Example: {}',
+  scope: 'knowledge:read',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({
+    current_model: Type.Union([Type.String(), Type.Null()]),
+    models: Type.Array(Type.Object({ model: Type.String(), passages: Type.Integer() })),
+    without_vector: Type.Integer(),
+  }),
+  annotations: { readOnly: true, idempotent: true },
+  async handler({ em, org, services }) {
+    const ctx = await knowledgeContext(services, em, org);
+    const embedder = await ctx.embedder().catch(() => null);
+    const rows: { model: string | null; n: number }[] = await em.execute(
+      'select embedding_model as model, count(*)::int as n from knowledge_chunks where organization_id = ? group by embedding_model order by embedding_model nulls last', [org.id]);
+    return {
+      current_model: embedder?.model ?? null,
+      models: rows.filter((r) => r.model !== null).map((r) => ({ model: r.model!, passages: r.n })),
+      without_vector: rows.find((r) => r.model === null)?.n ?? 0,
+    };
+  },
+});
+
+export const knowledgeTools = [searchTool, readSourceTool, embeddingsTool];
