@@ -2,7 +2,8 @@
 // embedding of chunks sent without vectors, and the one transaction that replaces the source's version and chunks.
 // Reads of one source and of the org's list are here too, so the route files only shape requests and answers.
 import { createHash } from 'node:crypto';
-import { HttpError, badRequest, conflict, forbidden, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import type { FastifyRequest } from 'fastify';
+import { HttpError, badRequest, conflict, forbidden, notFound, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { EMBEDDING_DIMENSIONS, EmbedderFailed, type Embedder } from './embeddings.js';
 import { isPublisher, type KnowledgeSettings } from './settings.js';
 
@@ -142,10 +143,16 @@ export async function chunksOf(em: EntityManager, versionId: number): Promise<Ch
   return rows.map((r) => ({ id: Number(r.id), ordinal: r.ordinal, level: r.level, parent_ordinal: r.parent_ordinal, content: r.content }));
 }
 
-export async function deleteSource(em: EntityManager, orgId: number, key: string): Promise<boolean> {
-  // Versions and chunks go with it (on delete cascade).
-  const rows = await em.execute('delete from knowledge_sources where organization_id = ? and key = ? returning id', [orgId, key]);
-  return rows.length > 0;
+/** Delete one of the request's org's sources, audited, in one transaction; 404 when it has none of the key. */
+export async function deleteSource(request: FastifyRequest, key: string): Promise<{ deleted: string }> {
+  const gone = await request.em.transactional(async (em) => {
+    // Versions and chunks go with it (on delete cascade).
+    const rows = await em.execute('delete from knowledge_sources where organization_id = ? and key = ? returning id', [request.org!.id, key]);
+    if (rows.length) await request.audit(em, 'knowledge.source_deleted', { key });
+    return rows.length > 0;
+  });
+  if (!gone) throw notFound(`No source "${key}"`, 'source_not_found');
+  return { deleted: key };
 }
 
 export interface WriteContext {

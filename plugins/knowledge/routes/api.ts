@@ -64,16 +64,7 @@ export default (async (app) => {
   app.delete('/api/knowledge/sources/*', {
     config: { auth: 'machine:knowledge:write' },
     schema: { operationId: 'deleteKnowledgeSource', tags: ['knowledge'], summary: 'Delete a source with its versions and chunks', params: WildcardParams, response: { 200: Type.Object({ deleted: Type.String({ description: 'the key of the deleted source' }) }), ...Errors } },
-  }, async (request) => {
-    const key = sourceKey(request.params['*']);
-    const gone = await request.em.transactional(async (em) => {
-      const deleted = await deleteSource(em, request.org!.id, key);
-      if (deleted) await request.audit(em, 'knowledge.source_deleted', { key });
-      return deleted;
-    });
-    if (!gone) throw notFound(`No source "${key}"`, 'source_not_found');
-    return { deleted: key };
-  });
+  }, async (request) => deleteSource(request, sourceKey(request.params['*'])));
 
   app.post('/api/knowledge/search', {
     config: { auth: 'machine:knowledge:read' },

@@ -1,6 +1,6 @@
 // Officer routes (spec "Knowledge (officer, prefix /api/dashboard/<org>/knowledge)"): the org's knowledge settings,
 // its sources (list, read page by page, delete). Documents, runs, reindex and reembed belong to later issues.
-import { ErrorBody, OrgParams, Type, badRequest, notFound, type RoutesPlugin } from '@quad/core';
+import { ErrorBody, OrgParams, Type, badRequest, type RoutesPlugin } from '@quad/core';
 import { knowledgeContext, settingsOf, storedOrgSettings } from '../context.js';
 import { readSource } from '../reader.js';
 import { deleteSource, listSources, sourceKey } from '../sources.js';
@@ -78,14 +78,5 @@ export default (async (app) => {
   app.delete('/api/dashboard/:org/knowledge/sources/*', {
     config: officer,
     schema: { operationId: 'deleteDashboardKnowledgeSource', tags: ['knowledge'], summary: 'Delete one of the org\'s sources with its versions and chunks', params: KeyParams, response: { 200: Type.Object({ deleted: Type.String({ description: 'the key of the deleted source' }) }), ...Errors } },
-  }, async (request) => {
-    const key = sourceKey(request.params['*']);
-    const gone = await request.em.transactional(async (em) => {
-      const deleted = await deleteSource(em, request.org!.id, key);
-      if (deleted) await request.audit(em, 'knowledge.source_deleted', { key });
-      return deleted;
-    });
-    if (!gone) throw notFound(`No source "${key}"`, 'source_not_found');
-    return { deleted: key };
-  });
+  }, async (request) => deleteSource(request, sourceKey(request.params['*'])));
 }) satisfies RoutesPlugin;
