@@ -7,6 +7,7 @@ import { KnowledgeChunk, KnowledgeSource, KnowledgeVersion } from './entities.js
 import { EMBEDDINGS_SECRETS } from './embeddings.js';
 import { CLAIMED_SETTINGS, KnowledgeSettingsSchema } from './settings.js';
 import { knowledgeTools } from './tools.js';
+import { reembedJob } from './reembed.js';
 
 export { search, searchScope, fuse, type SearchInput, type SearchResult, type SearchAnswer } from './search.js';
 export { contentHash, checkChunks, KEY_PATTERN, type SourceInput, type ChunkInput } from './sources.js';
@@ -36,6 +37,7 @@ export default defineModule({
       key: 'knowledge.embeddings_per_day', kind: 'rate', window: 'day', default: 500_000, paidBy: 'metered',
       description: 'texts embedded a day (knowledge and agent memory), whichever service the org uses', integrations: ['embeddings'],
     },
+    { key: 'knowledge.jobs_per_day', kind: 'rate', window: 'day', default: 200, paidBy: 'org', description: 'crawls, re-indexes and re-embeds started by an officer or token, a day' },
   ],
   integrations: [{
     key: 'embeddings',
@@ -53,6 +55,7 @@ export default defineModule({
   // routes/api.ts: the machine API under /api/knowledge; routes/dashboard.ts: the officer routes.
   routes: new URL('./routes/', import.meta.url),
   tools: knowledgeTools,
+  jobs: [reembedJob],
   databaseExtensions: [{ name: 'vector', without: 'knowledge search runs text only and stores no vectors' }],
   settings: KnowledgeSettingsSchema,
   // Settings the spec names outside KNOWLEDGE_*.

@@ -3,6 +3,7 @@
 import { Type, badRequest, defineTool } from '@quad/core';
 import { knowledgeContext } from './context.js';
 import { readSource } from './reader.js';
+import { REEMBED_JOB, startReembed, staleSources } from './reembed.js';
 import { search } from './search.js';
 import { sourceKey } from './sources.js';
 import { SearchBody, SearchOut } from './schemas.js';
@@ -78,4 +79,25 @@ export const embeddingsTool = defineTool({
   },
 });
 
-export const knowledgeTools = [searchTool, readSourceTool, embeddingsTool];
+export const reembedTool = defineTool({
+  name: 'knowledge.reembed',
+  title: 'Embed the knowledge again',
+  description: 'Starts the job knowledge.reembed: the org\'s passages that the current embeddings model has not embedded (written under another '
+    + 'model, or with no vector) are embedded again from their stored text, one source at a time; until then they are found by text search only. '
+    + 'Without confirm it answers what it would do. Example: {"confirm": true}',
+  scope: 'knowledge:write',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ run_id: Type.Integer(), job: Type.String() }),
+  confirm: true,
+  async preview({ em, org, services }) {
+    const embedder = await (await knowledgeContext(services, em, org)).embedder().catch(() => null);
+    if (!embedder) return { job: REEMBED_JOB, model: null, note: 'the org has no embedder: there is nothing to embed with' };
+    const stale = await staleSources(em, org.id, embedder.model);
+    return { job: REEMBED_JOB, model: embedder.model, sources: stale.length, passages: stale.reduce((n, s) => n + s.passages, 0) };
+  },
+  async handler({ em, org, services }) {
+    return { ...(await startReembed(em, org.id, services)), job: REEMBED_JOB };
+  },
+});
+
+export const knowledgeTools = [searchTool, readSourceTool, embeddingsTool, reembedTool];

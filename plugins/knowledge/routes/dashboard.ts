@@ -3,6 +3,7 @@
 import { ErrorBody, OrgParams, Type, badRequest, type RoutesPlugin } from '@quad/core';
 import { knowledgeContext, settingsOf, storedOrgSettings } from '../context.js';
 import { readSource } from '../reader.js';
+import { startReembed } from '../reembed.js';
 import { deleteSource, listSources, sourceKey } from '../sources.js';
 import { ORG_CONFIG_KEY, isPublisher, orgDefaults, resolveOrgSettings, type OrgKnowledge } from '../settings.js';
 import { ReadOut, ReadQuery, SettingsBody, SettingsOut, SourceOut } from '../schemas.js';
@@ -79,4 +80,16 @@ export default (async (app) => {
     config: officer,
     schema: { operationId: 'deleteDashboardKnowledgeSource', tags: ['knowledge'], summary: 'Delete one of the org\'s sources with its versions and chunks', params: KeyParams, response: { 200: Type.Object({ deleted: Type.String({ description: 'the key of the deleted source' }) }), ...Errors } },
   }, async (request) => deleteSource(request, sourceKey(request.params['*'])));
+
+  app.post('/api/dashboard/:org/knowledge/reembed', {
+    config: officer,
+    schema: {
+      tags: ['knowledge'], summary: 'Start knowledge.reembed: the org\'s passages embedded again with its current embedder, one source at a time (409 while one runs)',
+      params: OrgParams, response: { 202: Type.Object({ run_id: Type.Integer() }), ...Errors, 409: ErrorBody, 429: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const started = await startReembed(request.em, request.org!.id, app.quad);
+    await request.audit(request.em, 'knowledge.reembed_started', started);
+    return reply.code(202).send(started);
+  });
 }) satisfies RoutesPlugin;

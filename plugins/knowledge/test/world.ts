@@ -17,7 +17,7 @@ export interface KnowledgeWorld extends SignInWorld {
   put(key: string, body: Record<string, unknown>, token?: string): Promise<LightMyRequestResponse>;
   search(body: Record<string, unknown>, token?: string): Promise<LightMyRequestResponse>;
   get(url: string, token?: string): Promise<LightMyRequestResponse>;
-  asOfficer(method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
+  asOfficer(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<LightMyRequestResponse>;
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
 }
 
@@ -27,6 +27,8 @@ export interface KnowledgeWorldOptions {
   config?: Record<string, unknown>;
   /** Listen on loopback ports (the MCP server answers only then). Default: false. */
   listen?: boolean;
+  /** 'all' runs the job worker too (jobs run); 'api' leaves started jobs queued. Default: 'api'. */
+  role?: 'api' | 'all';
 }
 
 export async function startKnowledgeWorld(t: TeardownHost, options: KnowledgeWorldOptions = {}): Promise<KnowledgeWorld> {
@@ -34,7 +36,7 @@ export async function startKnowledgeWorld(t: TeardownHost, options: KnowledgeWor
   const world = await startSignInWorld(t, {
     plugins: ['./plugins/knowledge'],
     orgModules: { knowledge: true },
-    role: 'api',
+    role: options.role ?? 'api',
     listen: options.listen,
     config: { ...(options.embedder !== false && { EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-1' }), ...options.config },
   });
