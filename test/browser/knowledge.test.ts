@@ -70,7 +70,10 @@ t.test('the Knowledge page', async (t) => {
     await reader.waitFor({ state: 'detached' });
   });
 
-  await t.test('delete asks first, then removes the source', async (t) => {
+  await t.test('delete asks first, then removes the source (and closes its reader)', async (t) => {
+    await page.getByRole('button', { name: 'Read campus/c', exact: true }).click();
+    const reader = page.getByRole('region', { name: 'Reading campus/c' });
+    await reader.getByText('passages 1–1 of 1', { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Delete campus/c', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete campus/c?' });
     await dialog.waitFor();
@@ -80,6 +83,7 @@ t.test('the Knowledge page', async (t) => {
     await page.getByRole('button', { name: 'Delete campus/c', exact: true }).click();
     await dialog.getByRole('button', { name: 'Delete source' }).click();
     await page.getByRole('row').filter({ hasText: 'campus/c' }).waitFor({ state: 'detached' });
+    await reader.waitFor({ state: 'detached' });
     const res = await quad.api.inject({ url: '/api/knowledge/sources/campus/c', headers: bearer(token) });
     t.equal(res.statusCode, 404, 'gone from the API');
   });
@@ -133,9 +137,16 @@ t.test('the Knowledge page', async (t) => {
 
     await form.getByLabel('Mode').selectOption('text');
     await form.getByRole('button', { name: 'Search' }).click();
-    await page.getByText('Mode text; text only (no vector search); 1 results.').waitFor();
+    await page.getByText('Mode text; text only (no vector search); 1 result.').waitFor();
     await page.getByText('No vector results.').waitFor();
     t.same(await cells('Fused results', 2), ['campus/a']);
+
+    await form.getByLabel('Mode').selectOption('');
+    await form.getByLabel('Results').fill('1');
+    await form.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('Mode hybrid; the vector search ran; 1 result.').waitFor();
+    t.same(await cells('Fused results', 2), ['campus/a'], 'top_k 1');
+    t.same(await cells('Vector list', 2), ['campus/a #0', 'campus/b #0'], 'the lists are the candidates before the cut');
   });
 
   t.same(world.problems(page), []);

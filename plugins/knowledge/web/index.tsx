@@ -36,7 +36,7 @@ const RANGES: Record<Setting, { label: string; range: string; min?: number; max?
   max_distance: { label: 'Max distance', range: '0.05–2', min: 0.05, max: 2, step: 0.01 },
   rrf_k: { label: 'Fusion constant (rrf_k)', range: '1–200', min: 1, max: 200, step: 1 },
 };
-const row: CSSProperties = { display: 'flex', flexWrap: 'wrap', gap: 12, alignItems: 'flex-end' };
+const row: CSSProperties = { display: 'flex', flexWrap: 'wrap', gap: 12, alignItems: 'flex-start' };
 const ok: CSSProperties = { color: 'var(--ok)' };
 /** A setting's reset beside its control (the label's height down), not beside its hint. */
 const setting: CSSProperties = { display: 'flex', flexWrap: 'wrap', gap: 12, alignItems: 'flex-start' };
@@ -58,7 +58,7 @@ export function KnowledgePage(_props: PageProps) {
           <>
             {/* Above the list, which may be long: the officer opened it from a row. */}
             {reading !== null && <div style={{ marginBottom: 16 }}><ReaderCard key={reading} sourceKey={reading} onClose={() => setReading(null)} /></div>}
-            <SourcesCard onRead={setReading} />
+            <SourcesCard onRead={setReading} onDeleted={(key) => setReading((r) => (r === key ? null : r))} />
           </>
         )}
       </div>
@@ -67,7 +67,7 @@ export function KnowledgePage(_props: PageProps) {
 }
 
 /** The org's sources, grouped by domain: 100 rows, then Show more. */
-function SourcesCard({ onRead }: { onRead: (key: string) => void }) {
+function SourcesCard({ onRead, onDeleted }: { onRead: (key: string) => void; onDeleted: (key: string) => void }) {
   const org = useOrg();
   const base = `/api/dashboard/${org.prefix}/knowledge`;
   const list = useApi<{ sources: Source[] }>(`${base}/sources`);
@@ -107,7 +107,7 @@ function SourcesCard({ onRead }: { onRead: (key: string) => void }) {
           )}
       <ConfirmDialog open={deleting !== null} title={`Delete ${deleting ?? ''}?`} confirmLabel="Delete source" danger busy={remove.isPending}
         onCancel={() => setDeleting(null)}
-        onConfirm={() => remove.mutate(undefined, { onSuccess: () => setDeleting(null) })}>
+        onConfirm={() => remove.mutate(undefined, { onSuccess: () => { onDeleted(deleting!); setDeleting(null); } })}>
         <p>The source, its versions and all its passages are deleted. Agents no longer find them.</p>
         {remove.error && <ErrorNote error={remove.error} title="Not deleted" />}
       </ConfirmDialog>
@@ -212,28 +212,36 @@ function SettingsCard() {
 /** Try a query: the results in fused order, and the vector and text lists the fusion merged. */
 function SearchCard() {
   const org = useOrg();
-  const run = useApiMutation<{ query: string; mode?: string }, Preview>('POST', `/api/dashboard/${org.prefix}/knowledge/search`);
+  const run = useApiMutation<{ query: string; mode?: string; category?: string; top_k?: number }, Preview>('POST', `/api/dashboard/${org.prefix}/knowledge/search`);
   const [query, setQuery] = useState('');
   const [mode, setMode] = useState('');
+  const [category, setCategory] = useState('');
+  const [topK, setTopK] = useState('');
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    run.mutate({ query: query.trim(), ...(mode && { mode }), ...(category.trim() && { category: category.trim() }), ...(topK && { top_k: Number(topK) }) });
+  }
   const answer = run.data;
   const name = (h: { source_key: string; ordinal: number }) => `${h.source_key} #${h.ordinal}`;
 
   return (
     <Card title="Test search">
-      <form aria-label="Test search" onSubmit={(e) => { e.preventDefault(); run.mutate({ query: query.trim(), ...(mode && { mode }) }); }}>
+      <form aria-label="Test search" onSubmit={submit}>
         <div style={row}>
           <Field label="Query" value={query} onChange={(e) => setQuery(e.target.value)} maxLength={2000} required />
           <Field as="select" label="Mode" value={mode} onChange={(e) => setMode(e.target.value)}>
             <option value="">The org's setting</option>
             {MODES.map((m) => <option key={m} value={m}>{m}</option>)}
           </Field>
+          <Field label="Category" value={category} onChange={(e) => setCategory(e.target.value)} maxLength={200} hint="Empty: every category" />
+          <Field label="Results" type="number" min={1} max={50} step={1} value={topK} onChange={(e) => setTopK(e.target.value)} hint="1–50; empty: the org's setting" />
         </div>
         <Button type="submit" variant="primary" disabled={run.isPending || !query.trim()}>Search</Button>
       </form>
       {run.error && <ErrorNote error={run.error} title="Search failed" />}
       {answer && (
         <>
-          <p role="status">Mode {answer.mode}; {answer.dense ? 'the vector search ran' : 'text only (no vector search)'}; {answer.results.length} results.</p>
+          <p role="status">Mode {answer.mode}; {answer.dense ? 'the vector search ran' : 'text only (no vector search)'}; {answer.results.length} result{answer.results.length === 1 ? '' : 's'}.</p>
           <Table caption="Fused results" showCaption rows={answer.results} rowKey={(r) => r.chunk_id} columns={[
             { header: '#', numeric: true, cell: (r) => answer.results.indexOf(r) + 1 },
             { header: 'Source', cell: (r) => <code>{r.source_key}</code> },
