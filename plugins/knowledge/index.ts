@@ -56,6 +56,10 @@ export default defineModule({
   routes: new URL('./routes/', import.meta.url),
   tools: knowledgeTools,
   jobs: [reembedJob],
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'knowledge', title: 'Knowledge', icon: 'book', component: 'KnowledgePage' }],
+  },
   databaseExtensions: [{ name: 'vector', without: 'knowledge search runs text only and stores no vectors' }],
   settings: KnowledgeSettingsSchema,
   // Settings the spec names outside KNOWLEDGE_*.

@@ -33,6 +33,12 @@ export interface SearchResult {
 
 export interface SearchAnswer { results: SearchResult[]; dense: boolean; mode: Mode }
 
+/** The two ranked lists the fusion merged (the officer's test search shows them); rank from 1. */
+export interface SearchExplain {
+  vector: { chunk_id: number; rank: number; distance: number }[];
+  text: { chunk_id: number; rank: number }[];
+}
+
 export interface SearchContext {
   em: EntityManager;
   org: OrgSnapshot;
@@ -66,7 +72,10 @@ const vectorText = (v: number[]) => `[${v.join(',')}]`;
 /** Candidates each list brings to the fusion: enough for top_k after summaries drop their rows. */
 const candidatesFor = (topK: number) => Math.min(200, topK * 4 + 20);
 
-export async function search(ctx: SearchContext, input: SearchInput): Promise<SearchAnswer> {
+export async function search(ctx: SearchContext, input: SearchInput): Promise<SearchAnswer>;
+export async function search(ctx: SearchContext, input: SearchInput, options: { explain: true }): Promise<SearchAnswer & { explain: SearchExplain }>;
+/** `explain: true` adds the two ranked lists to the answer; the search itself is the same. */
+export async function search(ctx: SearchContext, input: SearchInput, options: { explain?: boolean } = {}): Promise<SearchAnswer & { explain?: SearchExplain }> {
   const { settings } = ctx;
   const topK = input.top_k ?? settings.top_k;
   const window = input.window ?? settings.window;
@@ -80,19 +89,28 @@ export async function search(ctx: SearchContext, input: SearchInput): Promise<Se
   const mode = settings.mode;
   const query = mode === 'text' || !ctx.vectors ? null : await queryVector(ctx, input);
   const dense = query !== null;
-  const vectorIds = dense ? await vectorSearch(ctx, input, query!, n) : [];
+  const vectorHits = dense ? await vectorSearch(ctx, input, query!, n) : [];
+  const vectorIds = vectorHits.map((r) => r.id);
   // Mode vector skips the text search only when the vector search ran.
   const textIds = mode === 'vector' && dense ? [] : await textSearch(ctx, input, n);
   const fused = fuse([vectorIds, textIds], settings.rrf_k);
   const rows = await details(ctx.em, [...fused.keys()]);
   const kept = dropOutranked(rows, fused).slice(0, topK);
   const windows = window > 0 ? await neighbours(ctx.em, kept.filter((r) => r.level === 0), window) : new Map<number, string>();
-  return {
+  const answer = {
     mode, dense,
     results: kept.map((r) => ({
       chunk_id: r.id, source_key: r.key, title: r.title, url: r.url, category: r.category, public: r.public,
       content: windows.get(r.id) ?? r.content, score: fused.get(r.id)!, fetched_at: new Date(r.fetched_at).toISOString(),
     })),
+  };
+  if (!options.explain) return answer;
+  return {
+    ...answer,
+    explain: {
+      vector: vectorHits.map((r, i) => ({ chunk_id: r.id, rank: i + 1, distance: r.distance })),
+      text: textIds.map((id, i) => ({ chunk_id: id, rank: i + 1 })),
+    },
   };
 }
 
@@ -113,7 +131,7 @@ async function queryVector(ctx: SearchContext, input: SearchInput): Promise<{ ve
   }
 }
 
-async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<number[]> {
+async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<{ id: number; distance: number }[]> {
   const parts = searchScope(ctx.org.id);
   const scope = anyOf(parts);
   const v = vectorText(query.vector);
@@ -143,8 +161,7 @@ async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vec
   // relaxed_order may return rows slightly out of order: sort, then drop the far ones.
   return rows.map((r) => ({ id: Number(r.id), distance: Number(r.distance) }))
     .filter((r) => r.distance <= ctx.settings.max_distance)
-    .sort((a, b) => a.distance - b.distance || a.id - b.id)
-    .map((r) => r.id);
+    .sort((a, b) => a.distance - b.distance || a.id - b.id);
 }
 
 async function textSearch(ctx: SearchContext, input: SearchInput, n: number): Promise<number[]> {
