@@ -7,6 +7,9 @@ import type { EntityManager, SecretsService } from '@quad/core';
 
 /** Every vector the knowledge tables hold has this many numbers. */
 export const EMBEDDING_DIMENSIONS = 1024;
+
+/** A vector as pgvector's text form (`[1,2,3]`), for a `?::vector` parameter. */
+export const vectorLiteral = (v: number[]) => `[${v.join(',')}]`;
 /** Texts per request: well under the usual service limits (OpenAI allows 2048 inputs). */
 export const EMBED_BATCH_SIZE = 64;
 /** Per request, answer body included. */

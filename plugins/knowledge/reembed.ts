@@ -5,7 +5,7 @@
 import { defineJob, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { knowledgeContext } from './context.js';
-import type { Embedder } from './embeddings.js';
+import { vectorLiteral, type Embedder } from './embeddings.js';
 
 export const REEMBED_JOB = 'knowledge.reembed';
 const EMBEDDINGS_LIMIT = 'knowledge.embeddings_per_day';
@@ -58,7 +58,7 @@ async function reembedSource(em: EntityManager, orgId: number, services: CoreSer
   return em.transactional(async (tx) => {
     const [current] = await tx.execute('select 1 from knowledge_sources where id = ? and current_version_id = ? for update', [source.source_id, source.version_id]);
     if (!current) return 0;
-    const rows = chunks.map((c, i) => ({ id: c.id, embedding: `[${vectors[i].join(',')}]` }));
+    const rows = chunks.map((c, i) => ({ id: c.id, embedding: vectorLiteral(vectors[i]) }));
     await tx.execute(
       `update knowledge_chunks c set embedding = r.embedding::vector, embedding_model = ?
        from json_to_recordset(?::json) as r(id bigint, embedding text) where c.id = r.id and c.version_id = ?`,

@@ -4,7 +4,7 @@
 // neighbour rows to page-text results. An embedder that fails, or the daily embeddings limit, leaves text search
 // alone: a search never fails for it (`dense` says whether the vector search ran).
 import { HttpError, badRequest, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
-import { EMBEDDING_DIMENSIONS, type Embedder } from './embeddings.js';
+import { EMBEDDING_DIMENSIONS, vectorLiteral, type Embedder } from './embeddings.js';
 import type { Mode, OrgKnowledge } from './settings.js';
 
 export interface SearchInput {
@@ -34,9 +34,12 @@ export interface SearchResult {
 export interface SearchAnswer { results: SearchResult[]; dense: boolean; mode: Mode }
 
 /** The two ranked lists the fusion merged (the officer's test search shows them); rank from 1. */
+/** A passage of one ranked list, named by its source and ordinal. */
+export interface ExplainedHit { chunk_id: number; rank: number; source_key: string; ordinal: number }
+
 export interface SearchExplain {
-  vector: { chunk_id: number; rank: number; distance: number }[];
-  text: { chunk_id: number; rank: number }[];
+  vector: (ExplainedHit & { distance: number })[];
+  text: ExplainedHit[];
 }
 
 export interface SearchContext {
@@ -67,7 +70,10 @@ export function searchScope(orgId: number): ScopePart[] {
 
 const anyOf = (parts: ScopePart[]): ScopePart => ({ sql: `(${parts.map((p) => p.sql).join(' or ')})`, params: parts.flatMap((p) => p.params) });
 
-const vectorText = (v: number[]) => `[${v.join(',')}]`;
+/** The optional category condition, shared by both searches. */
+const categoryPart = (input: SearchInput): ScopePart => (input.category === undefined
+  ? { sql: '', params: [] }
+  : { sql: 'and c.source_id in (select id from knowledge_sources where category = ?)', params: [input.category] });
 
 /** Candidates each list brings to the fusion: enough for top_k after summaries drop their rows. */
 const candidatesFor = (topK: number) => Math.min(200, topK * 4 + 20);
@@ -105,11 +111,14 @@ export async function search(ctx: SearchContext, input: SearchInput, options: { 
     })),
   };
   if (!options.explain) return answer;
+  // Every hit of both lists is among the fused rows read above: named from them, no second read.
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const hit = (id: number, i: number): ExplainedHit => ({ chunk_id: id, rank: i + 1, source_key: byId.get(id)?.key ?? '', ordinal: byId.get(id)?.ordinal ?? 0 });
   return {
     ...answer,
     explain: {
-      vector: vectorHits.map((r, i) => ({ chunk_id: r.id, rank: i + 1, distance: r.distance })),
-      text: textIds.map((id, i) => ({ chunk_id: id, rank: i + 1 })),
+      vector: vectorHits.map((r, i) => ({ ...hit(r.id, i), distance: r.distance })),
+      text: textIds.map(hit),
     },
   };
 }
@@ -134,8 +143,8 @@ async function queryVector(ctx: SearchContext, input: SearchInput): Promise<{ ve
 async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<{ id: number; distance: number }[]> {
   const parts = searchScope(ctx.org.id);
   const scope = anyOf(parts);
-  const v = vectorText(query.vector);
-  const category = input.category === undefined ? { sql: '', params: [] } : { sql: 'and c.source_id in (select id from knowledge_sources where category = ?)', params: [input.category] };
+  const v = vectorLiteral(query.vector);
+  const category = categoryPart(input);
   let rows: { id: string; distance: number }[] = await ctx.em.transactional(async (tx) => {
     // Filtered HNSW scans stop at ef_search candidates; iterative scans go on until the filter leaves enough rows
     // (pgvector ≥ 0.8), so an org that is a small slice of the table still gets its top_k.
@@ -166,13 +175,13 @@ async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vec
 
 async function textSearch(ctx: SearchContext, input: SearchInput, n: number): Promise<number[]> {
   const scope = anyOf(searchScope(ctx.org.id));
-  const category = input.category === undefined ? '' : 'and c.source_id in (select id from knowledge_sources where category = ?)';
+  const category = categoryPart(input);
   // The stored, GIN-indexed tsv column: the query's text is parsed once, passages never per query.
   const rows: { id: string }[] = await ctx.em.execute(
     `select c.id from knowledge_chunks c, websearch_to_tsquery('english', ?) q
-     where c.tsv @@ q and ${scope.sql} ${category}
+     where c.tsv @@ q and ${scope.sql} ${category.sql}
      order by ts_rank_cd(c.tsv, q) desc, c.id limit ?`,
-    [input.query, ...scope.params, ...(input.category === undefined ? [] : [input.category]), n]);
+    [input.query, ...scope.params, ...category.params, n]);
   return rows.map((r) => Number(r.id));
 }
 

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { HttpError, badRequest, conflict, forbidden, notFound, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
-import { EMBEDDING_DIMENSIONS, EmbedderFailed, type Embedder } from './embeddings.js';
+import { EMBEDDING_DIMENSIONS, EmbedderFailed, vectorLiteral, type Embedder } from './embeddings.js';
 import { isPublisher, type KnowledgeSettings } from './settings.js';
 
 export const KEY_PATTERN = /^[A-Za-z0-9._:/-]{1,255}$/;
@@ -168,8 +168,6 @@ export interface WriteContext {
 
 export interface WriteResult { source: SourceView; changed: boolean }
 
-const vectorText = (v: number[]) => `[${v.join(',')}]`;
-
 /**
  * Create or replace a source. Unchanged content (the hash of the current version) changes only title, url, category
  * and public; new content is embedded first (when it has no vectors and the org has an embedder: 502 and nothing
@@ -273,7 +271,7 @@ async function updateMeta(em: EntityManager, sourceId: number, meta: { category?
 async function insertChunks(em: EntityManager, args: { orgId: number; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
   const rows = args.chunks.map((c, i) => ({
     ordinal: c.ordinal, level: c.level ?? 0, parent_ordinal: c.parent_ordinal ?? null, content: c.content,
-    embedding: args.vectors ? vectorText(args.vectors[i]) : null,
+    embedding: args.vectors ? vectorLiteral(args.vectors[i]) : null,
   }));
   const withVectors = args.vectors !== null;
   await em.execute(

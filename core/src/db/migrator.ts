@@ -105,6 +105,8 @@ async function ensureExtension(client: pg.Client, name: string): Promise<boolean
  * it), else offered by the server. The reason, when not, is the caller's (e.g. the embedded database's) or a hint.
  */
 export async function vectorStatus(connectionString: string, installed: boolean | undefined, reason?: string): Promise<{ available: boolean; reason: string | null }> {
+  // Installed by migrate: nothing to ask (start-up opens no connection for it).
+  if (installed) return { available: true, reason: null };
   const client = new pg.Client({ connectionString });
   await client.connect();
   let offered: boolean;

@@ -36,16 +36,10 @@ export default (async (app) => {
     const { mode, ...input } = request.body;
     const ctx = await knowledgeContext(app.quad, request.em, request.org!);
     const answer = await search(mode ? { ...ctx, settings: { ...ctx.settings, mode } } : ctx, input, { explain: true });
-    const ids = [...new Set([...answer.explain.vector, ...answer.explain.text].map((h) => h.chunk_id))];
-    const rows: { id: string; key: string; ordinal: number }[] = ids.length ? await request.em.execute(
-      `select c.id, s.key, c.ordinal from knowledge_chunks c join knowledge_sources s on s.id = c.source_id
-       where c.id in (select unnest(string_to_array(?, ',')::bigint[]))`, [ids.join(',')]) : [];
-    const named = new Map(rows.map((r) => [Number(r.id), { source_key: r.key, ordinal: r.ordinal }]));
-    const name = (id: number) => named.get(id) ?? { source_key: '', ordinal: 0 };
     return {
       results: answer.results, dense: answer.dense, mode: answer.mode,
-      vector: answer.explain.vector.map((h) => ({ ...h, ...name(h.chunk_id) })),
-      text: answer.explain.text.map((h) => ({ ...h, ...name(h.chunk_id) })),
+      vector: answer.explain.vector,
+      text: answer.explain.text,
     };
   });
 }) satisfies RoutesPlugin;
