@@ -12,6 +12,7 @@ export const KnowledgeSettingsSchema = Type.Object({
   KNOWLEDGE_MAX_DISTANCE: Type.Number({ default: 0.6, minimum: 0.05, maximum: 2, description: 'default of the org setting max_distance (cosine distance)' }),
   KNOWLEDGE_PUBLISHERS: Type.String({ default: '', description: 'org prefixes (comma-separated) allowed to write public sources' }),
   KNOWLEDGE_CHUNK_CHARS: Type.Integer({ default: 300, minimum: 100, maximum: 4000, description: 'default of the org setting chunk_chars' }),
+  KNOWLEDGE_EXACT_SCAN_MAX: Type.Integer({ default: 50_000, minimum: 0, maximum: 10_000_000, description: 'vector searches whose scope has at most this many passages scan them exactly instead of taking the HNSW index' }),
 });
 export type KnowledgeSettings = Static<typeof KnowledgeSettingsSchema>;
 

@@ -73,8 +73,9 @@ export async function measureTargets<T>(script: string, pick: (served: T) => Tar
   }
 }
 
-async function withServer<T, R>(script: string, run: (served: T) => Promise<R>): Promise<R> {
-  const child = fork(script, ['--serve'], { execArgv: ['--import', 'tsx'] });
+/** Fork `script --serve` (with `args`), run `run` on what it serves, then stop it. */
+export async function withServer<T, R>(script: string, run: (served: T) => Promise<R>, args: string[] = []): Promise<R> {
+  const child = fork(script, ['--serve', ...args], { execArgv: ['--import', 'tsx'] });
   const served = await new Promise<T>((resolve, reject) => {
     child.once('message', (m) => resolve(m as T));
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

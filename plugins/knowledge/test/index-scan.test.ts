@@ -1,11 +1,13 @@
-// The HNSW index with a filter: an org that is a small slice of the table still gets top_k vector results (pgvector
-// iterative scans), and the planner takes the index for the search's query shape.
+// Vector search by scope size: a small scope is searched exactly (binary-quantized scan, re-ranked); a large one
+// takes the HNSW index with iterative scans, and an index path that comes back short (the org a far, small slice of
+// the table) is answered exactly. Both give a small org its true top_k; the index path's plan takes the HNSW index.
 import t from 'tap';
 import { fakeEmbedding } from '@quad/core/testing';
 import { pages, startKnowledgeWorld } from './world.js';
 
-t.test('filtered HNSW search fills top_k for a small org', async (t) => {
-  const w = await startKnowledgeWorld(t);
+for (const [path, exactScanMax] of [['exact search (a small scope)', undefined], ['the index path (every scope "large")', 0]] as const) {
+t.test(`a small org beside 4000 nearer passages gets its true top_k: ${path}`, async (t) => {
+  const w = await startKnowledgeWorld(t, { config: exactScanMax === undefined ? {} : { KNOWLEDGE_EXACT_SCAN_MAX: exactScanMax } });
   // beta: 4000 passages with vectors near the query's (the query's vector plus noise), so the graph's nearest
   // neighbours are all beta's and a plain filtered scan would stop with few or none of acm's.
   const [src] = await w.sql<{ id: number }>("insert into knowledge_sources (organization_id, key) values (?, 'bulk') returning id", [w.beta.id]);
@@ -25,12 +27,15 @@ t.test('filtered HNSW search fills top_k for a small org', async (t) => {
   t.equal(res.dense, true);
   t.equal(res.results.length, 10, 'ten of acm\'s passages, though 4000 nearer ones belong to beta');
   t.ok(res.results.every((r: { source_key: string }) => r.source_key === 'notes/acm'));
+  // The true top 10: every passage of acm ordered by cosine distance.
+  const truth = await w.sql<{ id: string }>(`select id from knowledge_chunks where organization_id = ? order by (embedding <=> ?::vector) + 0, id limit 10`, [w.org.id, `[${q.join(',')}]`]);
+  t.same(res.results.map((r: { chunk_id: number }) => r.chunk_id), truth.map((r) => Number(r.id)), 'in the order of true distance');
 
-  // The index path's query shape takes the HNSW index when the planner prefers it (seq scans off here, as at scale).
-  // Here its iterative scan ends at pgvector's memory cap before reaching acm's far rows: the search above filled its
-  // top_k through the exact per-part read.
+  // The index path's query shape takes the HNSW index: with sorts off (as the search sets them) nothing else orders.
+  // Here its iterative scan ends at pgvector's memory cap before reaching acm's far rows: on the index path the
+  // search above filled its top_k through the exact search.
   const onIndex = (iterative: 'relaxed_order' | 'off') => w.quad.orm.em.fork().transactional(async (tx) => {
-    await tx.execute('set local enable_seqscan = off');
+    await tx.execute('set local enable_sort = off');
     await tx.execute(`set local hnsw.iterative_scan = ${iterative}`);
     await tx.execute('set local hnsw.ef_search = 40');
     const sql = `select c.id from knowledge_chunks c
@@ -44,3 +49,4 @@ t.test('filtered HNSW search fills top_k for a small org', async (t) => {
   t.match(relaxed.plan, /knowledge_chunks_embedding/, 'the HNSW index');
   t.ok((await onIndex('off')).rows < 10, 'a filtered scan without iterative scans comes back short');
 });
+}
