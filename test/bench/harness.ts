@@ -53,12 +53,7 @@ export async function measureTargets<T>(script: string, pick: (served: T) => Tar
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' } } });
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
-  const child = fork(script, ['--serve'], { execArgv: ['--import', 'tsx'] });
-  const served = await new Promise<T>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as T));
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  try {
+  return withServer<T, Record<string, number>>(script, async (served) => {
     console.log(`autocannon: ${connections} connections, ${seconds} s per target, loopback`);
     const rates: Record<string, number> = {};
     for (const target of pick(served)) {
@@ -67,10 +62,7 @@ export async function measureTargets<T>(script: string, pick: (served: T) => Tar
     }
     await after?.(served);
     return rates;
-  } finally {
-    child.send('stop');
-    await new Promise((r) => child.once('exit', r));
-  }
+  });
 }
 
 /** Fork `script --serve` (with `args`), run `run` on what it serves, then stop it. */
