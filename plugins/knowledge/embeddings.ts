@@ -3,7 +3,7 @@
 // officer can act on (status and a hint; never the key, never a stack). Which service an org uses: its own
 // `embeddings` integration when connected, else the deployment default from settings, else none (text search only).
 // This file imports nothing else of the plugin: the manifest declares the integration with EMBEDDINGS_SECRETS.
-import type { EntityManager, SecretsService } from '@quad/core';
+import { safeFetch, SafeFetchError, type EntityManager, type SecretsService } from '@quad/core';
 
 /** Every vector the knowledge tables hold has this many numbers. */
 export const EMBEDDING_DIMENSIONS = 1024;
@@ -71,6 +71,11 @@ export interface EmbedderOptions {
   batchSize?: number;
   /** Default: EMBED_TIMEOUT_MS. */
   timeoutMs?: number;
+  /**
+   * The URL is the deployment's own (EMBEDDINGS_URL, set by the operator), so it may be on a private network. An
+   * org's URL is not: it goes through the safe fetcher's address check. Default: false.
+   */
+  trusted?: boolean;
 }
 
 /** Is `url` under the gateway's base URL (same origin, path below)? */
@@ -106,6 +111,7 @@ export function defaultEmbedder(settings: KnowledgeSettings): Embedder | null {
     model: settings.EMBEDDINGS_MODEL || 'default',
     apiKey: keyFor(url, settings.EMBEDDINGS_API_KEY, settings),
     queryPrefix: settings.EMBEDDINGS_QUERY_PREFIX,
+    trusted: true,
   });
 }
 
@@ -175,12 +181,11 @@ class HttpEmbedder implements Embedder {
     let body: unknown;
     let status: number;
     try {
-      // TODO(issue 16): safe fetcher (the URL may be an org's own; the core has no SSRF-checked fetch yet).
-      const res = await fetch(this.endpoint, {
-        method: 'POST', headers, body: JSON.stringify({ model: this.model, input }), signal: AbortSignal.timeout(timeoutMs),
+      const res = await safeFetch(this.endpoint, {
+        method: 'POST', headers, body: JSON.stringify({ model: this.model, input }), timeoutMs, maxRedirects: 0, trusted: this.options.trusted,
       });
       status = res.status;
-      const text = await res.text();
+      const text = res.text();
       if (!res.ok) throw new EmbedderFailed(this.statusMessage(status, text), status);
       try { body = JSON.parse(text); } catch { throw new EmbedderFailed(`${this.where} answered something other than JSON: check the URL (it should end in /v1)`, status); }
     } catch (err) {
@@ -238,10 +243,10 @@ class HttpEmbedder implements Embedder {
   }
 
   private networkMessage(err: unknown, timeoutMs: number): string {
-    const e = err as { name?: string; cause?: { code?: string } };
-    if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `${this.where} did not answer within ${timeoutMs / 1000} s; try again later`;
-    const code = e?.cause?.code;
-    if (code === 'ERR_INVALID_URL') return 'The embeddings URL is not valid: it should look like https://host/v1';
-    return `${this.where} cannot be reached${code ? ` (${code})` : ''}: check the URL`;
+    if (!(err instanceof SafeFetchError)) return `${this.where} cannot be reached: check the URL`;
+    if (err.reason === 'timeout') return `${this.where} did not answer within ${timeoutMs / 1000} s; try again later`;
+    if (err.reason === 'refused') return `The embeddings URL cannot be used (${err.message}): it should look like https://host/v1 on a public address`;
+    if (err.reason === 'network') return `${this.where} cannot be reached (${err.message}): check the URL`;
+    return `${this.where} ${err.reason === 'too_large' ? 'answered too much' : 'failed'} (${err.message})`;
   }
 }

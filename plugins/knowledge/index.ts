@@ -1,13 +1,16 @@
 // @quad/plugin-knowledge: the knowledge module (spec document 3, "Knowledge"). Sources written as chunks by machine
 // tokens, embedded by an OpenAI-compatible service (embeddings.ts), found by PostgreSQL full-text search and
-// pgvector merged by reciprocal rank fusion (search.ts); officers read sources and set the org's knowledge settings.
-// Crawls, uploads, runs, reindex and reembed come with later issues.
+// pgvector merged by reciprocal rank fusion (search.ts); URLs crawled on a schedule through the core's safe fetcher
+// (crawl/), documents uploaded by officers (documents.ts, extract/), the run log of both (runs.ts); officers read
+// sources and set the org's knowledge settings.
 import { defineModule } from '@quad/core';
 import { KnowledgeChunk, KnowledgeSource, KnowledgeVersion } from './entities.js';
 import { EMBEDDINGS_SECRETS } from './embeddings.js';
 import { CLAIMED_SETTINGS, KnowledgeSettingsSchema } from './settings.js';
 import { knowledgeTools } from './tools.js';
 import { reembedJob } from './reembed.js';
+import { crawlDueJob, crawlSourceJob, reindexJob } from './crawl/jobs.js';
+import { RENDER_SECRETS } from './crawl/crawl-source.js';
 
 export { search, searchScope, fuse, type SearchInput, type SearchResult, type SearchAnswer } from './search.js';
 export { contentHash, checkChunks, KEY_PATTERN, type SourceInput, type ChunkInput } from './sources.js';
@@ -37,6 +40,7 @@ export default defineModule({
       key: 'knowledge.embeddings_per_day', kind: 'rate', window: 'day', default: 500_000, paidBy: 'metered',
       description: 'texts embedded a day (knowledge and agent memory), whichever service the org uses', integrations: ['embeddings'],
     },
+    { key: 'knowledge.uploads_per_day', kind: 'rate', window: 'day', default: 500, paidBy: 'org', description: 'files uploaded a day' },
     { key: 'knowledge.jobs_per_day', kind: 'rate', window: 'day', default: 200, paidBy: 'org', description: 'crawls, re-indexes and re-embeds started by an officer or token, a day' },
   ],
   integrations: [{
@@ -49,13 +53,21 @@ export default defineModule({
       { name: EMBEDDINGS_SECRETS.apiKey, label: 'API key', optional: true },
       { name: EMBEDDINGS_SECRETS.queryPrefix, label: 'Query prefix', optional: true },
     ],
+  }, {
+    key: 'render',
+    title: 'Page rendering',
+    description: 'A page-rendering service (POST <url>/content {url} answers the HTML after the page\'s scripts ran, as browserless does) for crawls of JavaScript pages; without it the deployment\'s (RENDER_URL) is used, or a plain GET.',
+    secrets: [
+      { name: RENDER_SECRETS.url, label: 'Base URL' },
+      { name: RENDER_SECRETS.apiKey, label: 'API key', optional: true },
+    ],
   }],
   entities: [KnowledgeSource, KnowledgeVersion, KnowledgeChunk],
   migrations: new URL('./migrations/', import.meta.url),
   // routes/api.ts: the machine API under /api/knowledge; routes/dashboard.ts: the officer routes.
   routes: new URL('./routes/', import.meta.url),
   tools: knowledgeTools,
-  jobs: [reembedJob],
+  jobs: [reembedJob, crawlSourceJob, crawlDueJob, reindexJob],
   pages: {
     bundle: new URL('./web/dist/', import.meta.url),
     list: [{ path: 'knowledge', title: 'Knowledge', icon: 'book', component: 'KnowledgePage' }],

@@ -21,9 +21,9 @@ export interface ReadPage {
   total: number;
 }
 
-type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number };
+type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number; origin: string };
 
-const SOURCE_SELECT = `select s.id, s.organization_id, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
+const SOURCE_SELECT = `select s.id, s.organization_id, s.origin, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
   v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
 
@@ -57,7 +57,7 @@ export async function readSource(em: EntityManager, orgId: number, overlap: numb
     // The page opens at the focused row unless the caller asked for an offset.
     if (input.offset === undefined) offset = at.n;
   }
-  const passages = versionId === null ? [] : await page(em, versionId, offset, overlap);
+  const passages = versionId === null ? [] : await page(em, versionId, offset, overlap, row!.origin !== 'api');
   const end = offset + passages.length;
   return {
     source: { ...sourceView(row!), own: row!.organization_id === orgId, text_chars: stats.chars },
@@ -76,17 +76,26 @@ async function firstRowUnder(em: EntityManager, versionId: number | string | nul
   return r?.ordinal ?? null;
 }
 
-/** Up to PAGE_ROWS rows or PAGE_CHARS characters (at least one row), with the overlap each row repeats removed. */
-async function page(em: EntityManager, versionId: number, offset: number, overlap: number) {
+/** A crawled or uploaded row starts with the page title on its own line: the text without it. */
+const withoutTitle = (content: string) => content.slice(content.indexOf('\n') + 1);
+
+/**
+ * Up to PAGE_ROWS rows or PAGE_CHARS characters (at least one row), with the overlap each row repeats removed, and
+ * the title line of each row when the service split the source (`titled`).
+ */
+async function page(em: EntityManager, versionId: number, offset: number, overlap: number, titled: boolean) {
   const rows: { id: string; ordinal: number; content: string }[] = await em.execute(
     'select id, ordinal, content from knowledge_chunks where version_id = ? and level = 0 order by ordinal offset ? limit ?',
     [versionId, Math.max(0, offset - 1), PAGE_ROWS + (offset > 0 ? 1 : 0)]);
   // The row before the page, read only to strip the overlap of the page's first row.
-  let previous = offset > 0 ? rows.shift()?.content ?? null : null;
+  const body = (content: string) => (titled ? withoutTitle(content) : content);
+  const before = offset > 0 ? rows.shift() : undefined;
+  let previous = before ? body(before.content) : null;
   const out: { id: number; ordinal: number; text: string }[] = [];
   let chars = 0;
   for (const r of rows) {
-    let text = r.content;
+    const full = body(r.content);
+    let text = full;
     if (overlap > 0 && previous !== null) {
       const head = text.slice(0, overlap);
       if (head.length === overlap && previous.endsWith(head)) text = text.slice(overlap);
@@ -94,7 +103,7 @@ async function page(em: EntityManager, versionId: number, offset: number, overla
     if (out.length && chars + text.length > PAGE_CHARS) break;
     out.push({ id: Number(r.id), ordinal: r.ordinal, text });
     chars += text.length;
-    previous = r.content;
+    previous = full;
   }
   return out;
 }

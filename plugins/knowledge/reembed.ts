@@ -5,6 +5,7 @@
 import { defineJob, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { knowledgeContext } from './context.js';
+import { startCountedJob } from './job-start.js';
 import { vectorLiteral, type Embedder } from './embeddings.js';
 
 export const REEMBED_JOB = 'knowledge.reembed';
@@ -91,16 +92,5 @@ export const reembedJob = defineJob({
   },
 });
 
-const JOBS_LIMIT = 'knowledge.jobs_per_day';
-
-/**
- * Start a re-embed of the org (an officer's or a token's): counted against knowledge.jobs_per_day in the same
- * transaction as the start, so a refused start (409 while one runs, 429 over the day) counts nothing.
- */
-export async function startReembed(em: EntityManager, orgId: number, services: CoreServices): Promise<{ run_id: number }> {
-  return em.transactional(async (tx) => {
-    await services.limits.consume(tx, orgId, JOBS_LIMIT, 1);
-    const { runId } = await services.startJob(tx, REEMBED_JOB, {}, { orgId });
-    return { run_id: runId };
-  });
-}
+/** Start a re-embed of the org (an officer's or a token's), counted against knowledge.jobs_per_day. */
+export const startReembed = (em: EntityManager, orgId: number, services: CoreServices) => startCountedJob(em, orgId, services, REEMBED_JOB, {});

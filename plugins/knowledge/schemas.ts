@@ -29,10 +29,42 @@ const Version = Type.Object({
   chunks: Type.Integer(), created_at: Type.String({ format: 'date-time' }),
 });
 
+const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+export const CrawlOut = Type.Object({
+  key: Type.String(), url: Type.String(), category: Type.String(), title: Type.String(), public: Type.Boolean(),
+  fetch_every_hours: Type.Integer(), enabled: Type.Boolean(),
+  next_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the schedule crawls it next; null while disabled' }),
+  last_attempt_at: Time, last_success_at: Time, last_error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const CrawlBody = Type.Object({
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'http(s); required for a new crawl' })),
+  category: Type.Optional(Type.String({ maxLength: 200 })),
+  title: Type.Optional(Type.String({ maxLength: 500, description: 'default: the page\'s title' })),
+  public: Type.Optional(Type.Boolean({ description: 'only publisher orgs may write public sources' })),
+  fetch_every_hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, description: 'default 24' })),
+  enabled: Type.Optional(Type.Boolean({ description: 'false: the schedule leaves it alone (Run now still crawls it)' })),
+}, { additionalProperties: false });
+
+export const CrawlRunBody = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 255 }),
+  force: Type.Optional(Type.Boolean({ default: false, description: 'crawl even when the page is unchanged, and accept a text under half of the last' })),
+}, { additionalProperties: false });
+
+export const RunOut = Type.Object({
+  id: Type.Integer(), source_key: Type.String(), kind: Type.Union([Type.Literal('crawl'), Type.Literal('upload')]),
+  started_at: Type.String({ format: 'date-time' }), duration_ms: Type.Integer(), changed: Type.Boolean(), passages: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const JobStartedOut = Type.Object({ run_id: Type.Integer({ description: 'the job run (GET /api/jobs/runs/<id>)' }) });
+
 export const SourceOut = Type.Object({
   key: Type.String(), title: Type.String(), url: Type.String(), category: Type.String(), public: Type.Boolean(),
+  origin: Type.Union([Type.Literal('api'), Type.Literal('crawl'), Type.Literal('upload')], { description: 'written by a client as chunks, crawled, or uploaded' }),
   current_version: Type.Union([Version, Type.Null()]),
-  crawl: Type.Null({ description: 'crawl record of crawled sources (not yet)' }),
+  crawl: Type.Union([CrawlOut, Type.Null()], { description: 'the crawl record of the key, when there is one' }),
   created_at: Type.String({ format: 'date-time' }), updated_at: Type.String({ format: 'date-time' }),
 });
 

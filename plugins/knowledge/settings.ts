@@ -1,6 +1,6 @@
 // The knowledge module's deployment settings (manifest `settings`) and the org knowledge settings (org config key
 // `knowledge`, spec "Org knowledge settings"): their ranges, defaults and how an org's stored values resolve.
-import { Type, type Static } from '@quad/core';
+import { Type, VERSION as CORE_VERSION, type Static } from '@quad/core';
 
 export const KnowledgeSettingsSchema = Type.Object({
   EMBEDDINGS_URL: Type.Optional(Type.String({ description: 'base URL of an OpenAI-compatible embeddings service (ending /v1); unset: no deployment embedder' })),
@@ -12,12 +12,17 @@ export const KnowledgeSettingsSchema = Type.Object({
   KNOWLEDGE_MAX_DISTANCE: Type.Number({ default: 0.6, minimum: 0.05, maximum: 2, description: 'default of the org setting max_distance (cosine distance)' }),
   KNOWLEDGE_PUBLISHERS: Type.String({ default: '', description: 'org prefixes (comma-separated) allowed to write public sources' }),
   KNOWLEDGE_CHUNK_CHARS: Type.Integer({ default: 300, minimum: 100, maximum: 4000, description: 'default of the org setting chunk_chars' }),
+  KNOWLEDGE_CRAWL_BATCH: Type.Integer({ default: 20, minimum: 1, maximum: 1000, description: 'sources crawled in each run of knowledge.crawl_due, one source of each org in turn' }),
+  KNOWLEDGE_CRAWL_GAP_SECONDS: Type.Number({ default: 2, minimum: 0, maximum: 3600, description: 'seconds between fetches to one host' }),
+  KNOWLEDGE_USER_AGENT: Type.String({ default: `QuadBot/${CORE_VERSION} (+https://github.com/quad-org/quad)`, minLength: 1, description: 'sent with fetches and matched to robots.txt (its first word is the robots.txt token)' }),
+  RENDER_URL: Type.Optional(Type.String({ description: 'page-rendering service for JavaScript pages (POST <url>/content {url} answers HTML); unset: plain GET' })),
+  RENDER_API_KEY: Type.Optional(Type.String({ description: 'bearer key for RENDER_URL' })),
   KNOWLEDGE_EXACT_SCAN_MAX: Type.Integer({ default: 50_000, minimum: 0, maximum: 10_000_000, description: 'vector searches whose scope has at most this many passages scan them exactly instead of taking the HNSW index' }),
 });
 export type KnowledgeSettings = Static<typeof KnowledgeSettingsSchema>;
 
 /** Names the spec pins outside the KNOWLEDGE_* namespace. */
-export const CLAIMED_SETTINGS = ['EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY', 'GATEWAY_URL', 'GATEWAY_API_KEY', 'EMBEDDINGS_QUERY_PREFIX'];
+export const CLAIMED_SETTINGS = ['EMBEDDINGS_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY', 'GATEWAY_URL', 'GATEWAY_API_KEY', 'EMBEDDINGS_QUERY_PREFIX', 'RENDER_URL', 'RENDER_API_KEY'];
 
 export const MODES = ['hybrid', 'text', 'vector'] as const;
 export type Mode = (typeof MODES)[number];

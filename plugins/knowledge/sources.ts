@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError, badRequest, conflict, forbidden, notFound, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { EMBEDDING_DIMENSIONS, EmbedderFailed, vectorLiteral, type Embedder } from './embeddings.js';
 import { isPublisher, type KnowledgeSettings } from './settings.js';
+import { crawlView, type CrawlRow, type CrawlView } from './crawl/records.js';
 
 export const KEY_PATTERN = /^[A-Za-z0-9._:/-]{1,255}$/;
 export const MAX_CHUNKS = 5000;
@@ -36,18 +37,19 @@ export interface SourceView {
   url: string;
   category: string;
   public: boolean;
+  origin: SourceOrigin;
   current_version: { id: number; content_hash: string; embedding_model: string | null; chunks: number; created_at: string } | null;
-  /** Crawl records belong to the crawl issue: null until then. */
-  crawl: null;
+  /** The crawl record of the key, when there is one. */
+  crawl: CrawlView | null;
   created_at: string;
   updated_at: string;
 }
 
 /** The key from a wildcard route, checked against the spec's rule (400 otherwise). */
-export function sourceKey(raw: string | undefined): string {
+export function sourceKey(raw: string | undefined, field = 'params.key'): string {
   const key = raw ?? '';
   if (!KEY_PATTERN.test(key)) {
-    throw badRequest('params.key: letters, digits and ._:/- only, 1 to 255 characters', 'bad_key', { field: 'params.key' });
+    throw badRequest(`${field}: letters, digits and ._:/- only, 1 to 255 characters`, 'bad_key', { field });
   }
   return key;
 }
@@ -102,22 +104,24 @@ export function contentHash(input: SourceInput): string {
 }
 
 interface SourceRow {
-  id: number; key: string; title: string; url: string; category: string; public: boolean; created_at: Date; updated_at: Date;
+  id: number; key: string; title: string; url: string; category: string; public: boolean; origin: SourceOrigin; created_at: Date; updated_at: Date;
   version_id: string | number | null; content_hash: string | null; embedding_model: string | null; chunk_count: number | null; version_created_at: Date | null;
+  crawl?: CrawlRow | null;
 }
 
-const SOURCE_SELECT = `select s.id, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
-  v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
+const SOURCE_SELECT = `select s.id, s.key, s.title, s.url, s.category, s.public, s.origin, s.created_at, s.updated_at,
+  v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at,
+  (select to_jsonb(c) from knowledge_crawls c where c.organization_id = s.organization_id and c.key = s.key) as crawl
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
 
 export function sourceView(row: SourceRow): SourceView {
   return {
-    key: row.key, title: row.title, url: row.url, category: row.category, public: row.public,
+    key: row.key, title: row.title, url: row.url, category: row.category, public: row.public, origin: row.origin ?? 'api',
     current_version: row.version_id === null ? null : {
       id: Number(row.version_id), content_hash: row.content_hash!, embedding_model: row.embedding_model,
       chunks: row.chunk_count ?? 0, created_at: new Date(row.version_created_at!).toISOString(),
     },
-    crawl: null,
+    crawl: row.crawl ? crawlView(row.crawl) : null,
     created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString(),
   };
 }
@@ -146,8 +150,9 @@ export async function chunksOf(em: EntityManager, versionId: number): Promise<Ch
 /** Delete one of the request's org's sources, audited, in one transaction; 404 when it has none of the key. */
 export async function deleteSource(request: FastifyRequest, key: string): Promise<{ deleted: string }> {
   const gone = await request.em.transactional(async (em) => {
-    // Versions and chunks go with it (on delete cascade).
+    // Versions and chunks go with it (on delete cascade), and its crawl record: a deleted source is not crawled back.
     const rows = await em.execute('delete from knowledge_sources where organization_id = ? and key = ? returning id', [request.org!.id, key]);
+    if (rows.length) await em.execute('delete from knowledge_crawls where organization_id = ? and key = ?', [request.org!.id, key]);
     if (rows.length) await request.audit(em, 'knowledge.source_deleted', { key });
     return rows.length > 0;
   });
@@ -164,7 +169,11 @@ export interface WriteContext {
   embedder: () => Promise<Embedder | null>;
   /** Does the database have pgvector (the embedding column)? */
   vectors: boolean;
+  /** Who split the text: a client (`api`, the default) or the service (`crawl`, `upload`: rows start with the title line). */
+  origin?: SourceOrigin;
 }
+
+export type SourceOrigin = 'api' | 'crawl' | 'upload';
 
 export interface WriteResult { source: SourceView; changed: boolean }
 
@@ -221,7 +230,7 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
       `select s.id, v.content_hash from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id
        where s.organization_id = ? and s.key = ? for update of s`, [org.id, key]);
     const meta = {
-      category: input.category, title: input.title, url: input.url, public: input.public,
+      category: input.category, title: input.title, url: input.url, public: input.public, origin: ctx.origin ?? 'api',
     };
     if (row && row.content_hash === hash) {
       await updateMeta(tx, row.id, meta);
@@ -232,9 +241,9 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
     if (!row) {
       await services.limits.reserve(tx, org.id, 'knowledge.sources');
       [row] = await tx.execute(
-        `insert into knowledge_sources (organization_id, key, category, title, url, public) values (?, ?, ?, ?, ?, ?)
+        `insert into knowledge_sources (organization_id, key, category, title, url, public, origin) values (?, ?, ?, ?, ?, ?, ?)
          on conflict (organization_id, key) do nothing returning id, null as content_hash`,
-        [org.id, key, meta.category ?? '', meta.title ?? '', meta.url ?? '', meta.public ?? false]);
+        [org.id, key, meta.category ?? '', meta.title ?? '', meta.url ?? '', meta.public ?? false, meta.origin ?? 'api']);
       // A concurrent write made it first: replace its version like any other.
       if (!row) [row] = await tx.execute('select id, null as content_hash from knowledge_sources where organization_id = ? and key = ? for update', [org.id, key]);
     }
@@ -260,11 +269,11 @@ function embedFailure(err: unknown): unknown {
   return err;
 }
 
-async function updateMeta(em: EntityManager, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean }) {
+async function updateMeta(em: EntityManager, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean; origin?: SourceOrigin }) {
   await em.execute(
     `update knowledge_sources set category = coalesce(?, category), title = coalesce(?, title), url = coalesce(?, url),
-     public = coalesce(?, public), updated_at = now() where id = ?`,
-    [meta.category ?? null, meta.title ?? null, meta.url ?? null, meta.public ?? null, sourceId]);
+     public = coalesce(?, public), origin = coalesce(?, origin), updated_at = now() where id = ?`,
+    [meta.category ?? null, meta.title ?? null, meta.url ?? null, meta.public ?? null, meta.origin ?? null, sourceId]);
 }
 
 /** All chunks in one statement: a JSON array turned into rows (vectors as pgvector text). */

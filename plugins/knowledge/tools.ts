@@ -6,7 +6,10 @@ import { readSource } from './reader.js';
 import { REEMBED_JOB, startReembed, staleSources } from './reembed.js';
 import { search } from './search.js';
 import { sourceKey } from './sources.js';
-import { SearchBody, SearchOut } from './schemas.js';
+import { CrawlOut, CrawlRunBody, JobStartedOut, RunOut, SearchBody, SearchOut } from './schemas.js';
+import { listCrawls } from './crawl/records.js';
+import { startCrawl } from './crawl/jobs.js';
+import { listRuns, RUNS_KEPT } from './runs.js';
 
 export const searchTool = defineTool({
   name: 'knowledge.search',
@@ -100,4 +103,49 @@ export const reembedTool = defineTool({
   },
 });
 
-export const knowledgeTools = [searchTool, readSourceTool, embeddingsTool, reembedTool];
+export const crawlsTool = defineTool({
+  name: 'knowledge.crawls',
+  title: 'List crawled pages',
+  description: 'Lists the org\'s crawl records: the URLs fetched on a schedule into knowledge sources, with how often, when next, '
+    + 'the last attempt and its error (for example a page that answers 404 or that robots.txt forbids). Example: {}',
+  scope: 'knowledge:read',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ crawls: Type.Array(CrawlOut) }),
+  annotations: { readOnly: true, idempotent: true },
+  async handler({ em, org }) {
+    return { crawls: await listCrawls(em, org.id) };
+  },
+});
+
+export const crawlRunTool = defineTool({
+  name: 'knowledge.crawl',
+  title: 'Crawl a page now',
+  description: 'Starts a crawl of one crawl record now (its key as knowledge.crawls lists it); the source is updated when the page changed. '
+    + 'force crawls an unchanged page and accepts a text under half of the last one. The result shows in knowledge.runs. '
+    + 'Example: {"key": "library/hours"}',
+  scope: 'knowledge:write',
+  input: CrawlRunBody,
+  output: JobStartedOut,
+  async handler({ em, org, services }, input) {
+    return startCrawl(em, org.id, services, sourceKey(input.key, 'key'), input.force ?? false);
+  },
+});
+
+export const runsTool = defineTool({
+  name: 'knowledge.runs',
+  title: 'Read the knowledge run log',
+  description: 'The org\'s latest crawls and uploads, newest first: source key, kind, when, how long, whether the source changed, '
+    + 'passages written and the error of a failed one. Example: {"failed": true, "limit": 20}',
+  scope: 'knowledge:read',
+  input: Type.Object({
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: RUNS_KEPT, default: 50 })),
+    failed: Type.Optional(Type.Boolean({ description: 'only runs that failed' })),
+  }, { additionalProperties: false }),
+  output: Type.Object({ runs: Type.Array(RunOut) }),
+  annotations: { readOnly: true, idempotent: true },
+  async handler({ em, org }, input) {
+    return { runs: await listRuns(em, org.id, { limit: input.limit ?? 50, failed: input.failed === true }) };
+  },
+});
+
+export const knowledgeTools = [searchTool, readSourceTool, embeddingsTool, reembedTool, crawlsTool, crawlRunTool, runsTool];

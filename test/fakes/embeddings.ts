@@ -1,10 +1,11 @@
-// Fake OpenAI-compatible embeddings service for tests: a real HTTP server on 127.0.0.1 (random port) answering
+// Fake OpenAI-compatible embeddings service for tests: a real HTTP server on OUTSIDE_HOST (127.0.0.2, random port) answering
 // POST /v1/embeddings {model, input} with deterministic, meaningful vectors: a normalised 1024-d bag of words (each
 // lowercased word adds to a few fixed dimensions chosen by a stable hash), so texts sharing words are near in
 // cosine distance and rankings can be asserted. Answers list the vectors in reverse order (clients must sort by
 // `index`). It records every request and can be made to fail. Test code, not production code.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OUTSIDE_HOST } from './outside.js';
 
 export const FAKE_DIMENSIONS = 1024;
 /** Dimensions each word adds to. */
@@ -29,7 +30,7 @@ export interface FakeEmbeddingsOptions {
 }
 
 export interface FakeEmbeddings {
-  /** http://127.0.0.1:PORT/v1 — use as EMBEDDINGS_URL. */
+  /** http://127.0.0.2:PORT/v1 (OUTSIDE_HOST) — use as EMBEDDINGS_URL, or as an org's URL with allowOutside(t). */
   readonly url: string;
   readonly requests: RecordedEmbeddingsRequest[];
   /** The next `count` requests fail: answered with `status` (and an OpenAI-style error), or never answered. */
@@ -102,8 +103,8 @@ export async function startFakeEmbeddings(t: { teardown(fn: () => unknown): void
       send(200, { object: 'list', data: data.reverse(), model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  await new Promise<void>((resolve) => server.listen(0, OUTSIDE_HOST, resolve));
+  const url = `http://${OUTSIDE_HOST}:${(server.address() as AddressInfo).port}/v1`;
 
   let closed = false;
   const close = async () => {

@@ -48,6 +48,7 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /api/knowledge/sources': { why: 'the token\'s own org\'s sources (the org is the token\'s)' },
   'PUT /api/knowledge/sources/*': { why: 'writes a source of the token\'s own org (the org is the token\'s)' },
   'POST /api/knowledge/search': { why: 'searches the token\'s own org and public sources (the org is the token\'s)' },
+  'PUT /api/knowledge/crawls/*': { why: 'writes a crawl record of the token\'s own org (the org is the token\'s)' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };

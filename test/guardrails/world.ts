@@ -174,6 +174,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/sources/probe', {
       title: `${MARKER} handbook`, chunks: [{ ordinal: 0, content: `${MARKER} knowledge passage` }],
     }), 201, 'knowledge source');
+    await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/crawls/probe', {
+      url: `https://victim.example/${MARKER}-page`, title: `${MARKER} crawled page`, enabled: false,
+    }), 201, 'knowledge crawl');
     const secrets: PrivateValue[] = [];
     for (const name of quad.registry.secrets.keys()) {
       const value = `${MARKER}-secret-${name}-0123456789`;

@@ -21,7 +21,9 @@ export async function startJob(
   if (problem) throw badRequest(`Invalid payload for ${name}: ${problem}`, 'invalid_job_payload');
   const orgId = options.orgId ?? null;
   if (job.once === 'org' && orgId == null) throw new Error(`Job "${name}" runs once per org and needs an org`);
-  const scopeKey = job.once === 'org' ? `org:${orgId}` : typeof job.once === 'function' ? `key:${job.once(payload)}` : null;
+  // A key from the payload is the org's own when the run has one: two orgs' sources of one key are two slots.
+  const scopeKey = job.once === 'org' ? `org:${orgId}`
+    : typeof job.once === 'function' ? `${orgId != null ? `org:${orgId}:` : ''}key:${job.once(payload)}` : null;
 
   // One statement, on the caller's transaction when it has one (a rollback drops the run and the job together):
   // the run takes the one-at-a-time slot or, when the partial unique index job_runs_once says another queued or

@@ -143,8 +143,8 @@ export interface JobDecl<P extends TSchema = TSchema> {
   /** A crontab time spec (`*\/15 * * * *`); cron runs have no org. Default: none. */
   cron?: string;
   /**
-   * One run at a time: per `org`, or per key computed from the payload. A second start while one is
-   * queued or running is refused with 409. Default: no restriction.
+   * One run at a time: per `org`, or per key computed from the payload (per org and key when the run has an org).
+   * A second start while one is queued or running is refused with 409. Default: no restriction.
    */
   once?: 'org' | ((payload: Static<P>) => string);
   /** Attempts before the run is failed for good (graphile-worker backs off e^attempt s). Default: 5. */

@@ -9,3 +9,5 @@ export * from './fakes.js';
 export * from './sign-in.js';
 export * from './member-world.js';
 export { roomInMinute } from './windows.js';
+export { allowAddressesForTests } from '../net/address-policy.js';
+export { resolveWithDnsServerForTests } from '../net/safe-fetch.js';

@@ -5,7 +5,8 @@ import { ErrorBody, ORG_FILTER, Type, notFound, type MachineCaller, type RoutesP
 import { MODULE, knowledgeContext } from '../context.js';
 import { chunksOf, deleteSource, findSource, listSources, sourceKey, writeSource } from '../sources.js';
 import { search } from '../search.js';
-import { SearchBody, SearchOut, SourceBody, SourceOut, SourceWithChunksOut, WildcardParams } from '../schemas.js';
+import { CrawlBody, CrawlOut, CrawlRunBody, JobStartedOut, SearchBody, SearchOut, SourceBody, SourceOut, SourceWithChunksOut, WildcardParams } from '../schemas.js';
+import { putCrawl, runCrawl } from '../crawl/requests.js';
 
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
@@ -73,4 +74,21 @@ export default (async (app) => {
       body: SearchBody, response: { 200: SearchOut, ...Errors },
     },
   }, async (request) => search(await knowledgeContext(app.quad, request.em, request.org!), request.body));
+
+  app.put('/api/knowledge/crawls/*', {
+    config: { auth: 'machine:knowledge:write' },
+    schema: {
+      operationId: 'putKnowledgeCrawl', tags: ['knowledge'],
+      summary: 'Create (201) or change (200) the crawl record of a source key: the URL crawled into it on a schedule (fetch_every_hours 1 to 720, default 24); a new URL is crawled at once',
+      params: WildcardParams, body: CrawlBody, response: { 200: CrawlOut, 201: CrawlOut, ...Errors },
+    },
+  }, (request, reply) => putCrawl(app.quad, request, reply, request.params['*'], request.body));
+
+  app.post('/api/knowledge/crawls/run', {
+    config: { auth: 'machine:knowledge:write' },
+    schema: {
+      tags: ['knowledge'], summary: 'Start a crawl of one source now (202); force crawls an unchanged page and accepts a text under half of the last; 409 while one runs',
+      body: CrawlRunBody, response: { 202: JobStartedOut, ...Errors, 409: ErrorBody, 429: ErrorBody },
+    },
+  }, (request, reply) => runCrawl(app.quad, request, reply, request.body));
 }) satisfies RoutesPlugin;

@@ -1,12 +1,17 @@
 // Officer routes (spec "Knowledge (officer, prefix /api/dashboard/<org>/knowledge)"): the org's knowledge settings,
-// its sources (list, read page by page, delete). Documents, runs, reindex and reembed belong to later issues.
+// its sources (list, read page by page, delete), crawl records (list, save, run, delete), the run log, reindex and
+// re-embed. Uploads are in documents.ts.
 import { ErrorBody, OrgParams, Type, badRequest, type RoutesPlugin } from '@quad/core';
 import { knowledgeContext, settingsOf, storedOrgSettings } from '../context.js';
 import { readSource } from '../reader.js';
 import { startReembed } from '../reembed.js';
 import { deleteSource, listSources, sourceKey } from '../sources.js';
 import { ORG_CONFIG_KEY, isPublisher, orgDefaults, resolveOrgSettings, type OrgKnowledge } from '../settings.js';
-import { ReadOut, ReadQuery, SettingsBody, SettingsOut, SourceOut } from '../schemas.js';
+import { CrawlBody, CrawlOut, CrawlRunBody, JobStartedOut, ReadOut, ReadQuery, RunOut, SettingsBody, SettingsOut, SourceOut } from '../schemas.js';
+import { deleteCrawl, listCrawls } from '../crawl/records.js';
+import { startReindex } from '../crawl/jobs.js';
+import { putCrawl, runCrawl } from '../crawl/requests.js';
+import { listRuns, RUNS_KEPT } from '../runs.js';
 
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 const officer = { auth: 'officer' as const };
@@ -92,4 +97,64 @@ export default (async (app) => {
     await request.audit(request.em, 'knowledge.reembed_started', started);
     return reply.code(202).send(started);
   });
+
+  app.get('/api/dashboard/:org/knowledge/crawls', {
+    config: officer,
+    schema: { tags: ['knowledge'], summary: 'The org\'s crawl records by key, with their schedule and last error', params: OrgParams, response: { 200: Type.Object({ crawls: Type.Array(CrawlOut) }), ...Errors } },
+  }, async (request) => ({ crawls: await listCrawls(request.em, request.org!.id) }));
+
+  app.put('/api/dashboard/:org/knowledge/crawls/*', {
+    config: officer,
+    schema: {
+      operationId: 'putDashboardKnowledgeCrawl', tags: ['knowledge'],
+      summary: 'Add (201) or change (200) a crawl: the URL crawled into the source of the key on a schedule; a new URL is crawled at once',
+      params: KeyParams, body: CrawlBody, response: { 200: CrawlOut, 201: CrawlOut, ...Errors },
+    },
+  }, (request, reply) => putCrawl(app.quad, request, reply, request.params['*'], request.body));
+
+  app.delete('/api/dashboard/:org/knowledge/crawls/*', {
+    config: officer,
+    schema: { operationId: 'deleteDashboardKnowledgeCrawl', tags: ['knowledge'], summary: 'Stop crawling a key (its source and passages stay)', params: KeyParams, response: { 200: Type.Object({ deleted: Type.String() }), ...Errors } },
+  }, async (request) => {
+    const key = sourceKey(request.params['*']);
+    await request.em.transactional(async (em) => {
+      await deleteCrawl(em, request.org!.id, key);
+      await request.audit(em, 'knowledge.crawl_deleted', { key });
+    });
+    return { deleted: key };
+  });
+
+  app.post('/api/dashboard/:org/knowledge/crawls/run', {
+    config: officer,
+    schema: {
+      tags: ['knowledge'], summary: 'Run a crawl now (202); force crawls an unchanged page and accepts a text under half of the last; 409 while one runs',
+      params: OrgParams, body: CrawlRunBody, response: { 202: JobStartedOut, ...Errors, 409: ErrorBody, 429: ErrorBody },
+    },
+  }, (request, reply) => runCrawl(app.quad, request, reply, request.body));
+
+  app.post('/api/dashboard/:org/knowledge/reindex', {
+    config: officer,
+    schema: {
+      tags: ['knowledge'], summary: 'Start knowledge.reindex: every crawl of the org crawled again with force (409 while one runs)',
+      params: OrgParams, response: { 202: JobStartedOut, ...Errors, 409: ErrorBody, 429: ErrorBody },
+    },
+  }, async (request, reply) => {
+    const started = await startReindex(request.em, request.org!.id, app.quad);
+    await request.audit(request.em, 'knowledge.reindex_started', started);
+    return reply.code(202).send(started);
+  });
+
+  app.get('/api/dashboard/:org/knowledge/runs', {
+    config: officer,
+    schema: {
+      tags: ['knowledge'], summary: `The run log of crawls and uploads, newest first (the last ${RUNS_KEPT} are kept)`, params: OrgParams,
+      querystring: Type.Object({
+        limit: Type.Integer({ minimum: 1, maximum: RUNS_KEPT, default: 50 }),
+        failed: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], { description: '1: only runs that failed' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ runs: Type.Array(RunOut) }), ...Errors },
+    },
+  }, async (request) => ({
+    runs: await listRuns(request.em, request.org!.id, { limit: request.query.limit, failed: request.query.failed === '1' || request.query.failed === 'true' }),
+  }));
 }) satisfies RoutesPlugin;

@@ -3,13 +3,18 @@
 // its integration secrets in the real secret store.
 import t, { type Test } from 'tap';
 import { defineModule } from '@quad/core';
-import { startTestApp, cosine, fakeEmbedding, startFakeEmbeddings } from '@quad/core/testing';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestApp, cosine, fakeEmbedding, startFakeEmbeddings, allowOutside } from '@quad/core/testing';
 import {
   createEmbedder, defaultEmbedder, EMBED_BATCH_SIZE, EmbedderFailed, embedderForOrg, EMBEDDING_DIMENSIONS, EMBEDDINGS_SECRETS,
   isGatewayUrl, type Embedder,
 } from '../embeddings.js';
 
 const KEY = 'sk-test-0123456789abcdef';
+
+// createEmbedder's URLs are an org's (checked by the safe fetcher): the fakes listen on the test's "outside" address.
+allowOutside(t);
 
 async function failure(t: Test, p: Promise<unknown>): Promise<EmbedderFailed> {
   try {
@@ -86,7 +91,7 @@ t.test('failures are EmbedderFailed with a status and a hint, never the key', as
 
   let err = await failure(t, createEmbedder({ url: fake.url, model: 'm', apiKey: 'sk-wrong' }).embed(['x'], 'passage'));
   t.equal(err.status, 401);
-  t.match(err.message, /^401 from the embeddings service at 127\.0\.0\.1:\d+: check the key$/);
+  t.match(err.message, /^401 from the embeddings service at 127\.0\.0\.2:\d+: check the key$/);
   t.notMatch(err.message, 'sk-wrong');
 
   fake.failNext(500);
@@ -121,7 +126,7 @@ t.test('failures are EmbedderFailed with a status and a hint, never the key', as
   const gone = closed.url;
   await closed.close();
   err = await failure(t, createEmbedder({ url: gone, model: 'm' }).embed(['x'], 'passage'));
-  t.match(err.message, /cannot be reached \(ECONNREFUSED\): check the URL/);
+  t.match(err.message, /cannot be reached \(127\.0\.0\.2:\d+ refused the connection\): check the URL/);
 
   err = await failure(t, createEmbedder({ url: 'not a url', model: 'm', apiKey: KEY }).embed(['x'], 'passage'));
   t.match(err.message, /not valid/);
@@ -200,6 +205,21 @@ t.test('embedderForOrg: the org\'s connected integration, else the deployment de
   await quad.services.secrets.set(em, org.id, EMBEDDINGS_SECRETS.queryPrefix, 'search_query: ');
   await (await forOrg())!.embed(['hello'], 'query');
   t.same(own.requests.at(-1)!.input, ['search_query: hello'], 'the org\'s own query prefix');
+
+  // An org's URL on a private address is refused before a connection; the deployment's own URL is trusted.
+  const canary = createServer((_req, res) => res.end('{}'));
+  let reached = 0;
+  canary.on('connection', () => { reached++; });
+  await new Promise<void>((resolve) => canary.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise((resolve) => canary.close(resolve)));
+  const port = (canary.address() as AddressInfo).port;
+  for (const url of [`http://127.0.0.1:${port}/v1`, `http://2130706433:${port}/v1`, `http://[::ffff:127.0.0.1]:${port}/v1`, `http://localhost:${port}/v1`]) {
+    await quad.services.secrets.set(em, org.id, EMBEDDINGS_SECRETS.url, url);
+    const err = await failure(t, (await forOrg())!.embed(['hello'], 'query'));
+    t.match(err.message, /^The embeddings URL cannot be used \(.* is a loopback address: refused\)/, url);
+  }
+  t.equal(reached, 0, 'the private address never saw a connection');
+  await quad.services.secrets.set(em, org.id, EMBEDDINGS_SECRETS.url, own.url);
 
   const unconfigured = { configured: false, names: quad.services.secrets.names.bind(quad.services.secrets), get: quad.services.secrets.get.bind(quad.services.secrets) };
   t.equal((await embedderForOrg({ settings, secrets: unconfigured, em, orgId: org.id }))?.model, 'deployment-model', 'no SECRETS_KEY: the default');

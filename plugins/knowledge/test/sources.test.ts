@@ -13,8 +13,8 @@ t.test('sources', async (t) => {
 
   t.test('routes are mounted', async (t) => {
     t.same(quad.routes('/api/knowledge'), [
-      'DELETE /api/knowledge/sources/*', 'GET /api/knowledge/sources', 'GET /api/knowledge/sources/*',
-      'POST /api/knowledge/search', 'PUT /api/knowledge/sources/*',
+      'DELETE /api/knowledge/sources/*', 'GET /api/knowledge/sources', 'GET /api/knowledge/sources/*', 'POST /api/knowledge/crawls/run',
+      'POST /api/knowledge/search', 'PUT /api/knowledge/crawls/*', 'PUT /api/knowledge/sources/*',
     ]);
   });
 

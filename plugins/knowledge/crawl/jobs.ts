@@ -1,0 +1,121 @@
+// The crawl jobs (spec "Events", document 1 "Other protections"): knowledge.crawl_due every 10 minutes takes up to
+// KNOWLEDGE_CRAWL_BATCH due crawl records, one of each org in turn, and starts a knowledge.crawl_source for each,
+// spaced KNOWLEDGE_CRAWL_GAP_SECONDS apart per host; knowledge.crawl_source crawls one source, one run at a time per
+// source; knowledge.reindex crawls every crawl record of an org with force, one run at a time per org. Orgs with
+// knowledge off and inactive orgs (no Discord server bound) are left out of the schedule.
+import { defineJob, notFound, Type, type CoreServices, type EntityManager } from '@quad/core';
+import { startCountedJob } from '../job-start.js';
+import { MODULE, settingsOf } from '../context.js';
+import { crawlSource, type CrawlContext, type CrawlOutcome } from './crawl-source.js';
+
+export const CRAWL_SOURCE_JOB = 'knowledge.crawl_source';
+export const CRAWL_DUE_JOB = 'knowledge.crawl_due';
+export const REINDEX_JOB = 'knowledge.reindex';
+
+export const crawlSourceJob = defineJob({
+  name: CRAWL_SOURCE_JOB,
+  description: 'Crawls one knowledge source: robots.txt, the page (rendered or a plain GET), main text, passages, embeddings, a new version',
+  payload: Type.Object({ key: Type.String({ minLength: 1, maxLength: 255 }), force: Type.Boolean({ default: false }) }, { additionalProperties: false }),
+  once: (payload) => payload.key,
+  // A page's failure is recorded on the source and in the run log, not retried: the schedule tries again.
+  maxAttempts: 2,
+  async handler({ em, org, payload, services, log }) {
+    const outcome = await crawlSource({ em, org: org!, services, log }, payload.key, { force: payload.force });
+    log.info({ ...outcome }, outcome ? 'knowledge crawl done' : 'knowledge crawl: the crawl record was deleted');
+  },
+});
+
+export const reindexJob = defineJob({
+  name: REINDEX_JOB,
+  description: 'Crawls every crawled source of the org again with force (shared sources are not the org\'s and are skipped)',
+  once: 'org',
+  maxAttempts: 1,
+  async handler({ em, org, services, log }) {
+    const keys: { key: string; url: string }[] = await em.execute('select key, url from knowledge_crawls where organization_id = ? order by key', [org!.id]);
+    const gap = hostGap(settingsOf(services).KNOWLEDGE_CRAWL_GAP_SECONDS);
+    const outcomes: CrawlOutcome[] = [];
+    for (const { key, url } of keys) {
+      await gap(url);
+      const outcome = await crawlSource({ em, org: org!, services, log } satisfies CrawlContext, key, { force: true });
+      if (outcome) outcomes.push(outcome);
+    }
+    const failed = outcomes.filter((o) => o.error);
+    log.info({ sources: outcomes.length, changed: outcomes.filter((o) => o.changed).length, failed: failed.length }, 'knowledge reindex done');
+  },
+});
+
+/** Waits so that two fetches to one host are at least `seconds` apart (within one job run). */
+function hostGap(seconds: number) {
+  const last = new Map<string, number>();
+  return async (url: string) => {
+    const host = hostOf(url);
+    const wait = (last.get(host) ?? -Infinity) + seconds * 1000 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    last.set(host, Date.now());
+  };
+}
+
+const hostOf = (url: string) => { try { return new URL(url).host.toLowerCase(); } catch { return url; } };
+
+interface Due { organization_id: number; key: string; url: string }
+
+/**
+ * Take up to `batch` due crawl records, one of each org in turn (the oldest due first within an org), and move
+ * each one's next crawl a schedule ahead in the same statement, so no other run takes them.
+ */
+export async function takeDue(em: EntityManager, services: CoreServices, batch: number): Promise<Due[]> {
+  const knowledgeDefault = services.registry.get(MODULE)?.defaultEnabled === true;
+  return em.execute(
+    `with due as (
+       select c.id, c.organization_id, c.key, c.url,
+              row_number() over (partition by c.organization_id order by c.next_at, c.id) as turn, c.next_at
+       from knowledge_crawls c join organizations o on o.id = c.organization_id
+       where c.enabled and c.next_at <= now() and o.discord_guild_id is not null
+         and coalesce((o.modules ->> 'knowledge')::boolean, ?::boolean)
+     ), taken as (
+       select id from due order by turn, next_at, id limit ?
+     )
+     update knowledge_crawls c set next_at = now() + make_interval(hours => c.fetch_every_hours)
+     from taken where c.id = taken.id and c.next_at <= now()
+     returning c.organization_id, c.key, c.url`, [knowledgeDefault, batch]);
+}
+
+export const crawlDueJob = defineJob({
+  name: CRAWL_DUE_JOB,
+  description: 'Starts the crawls that are due: up to KNOWLEDGE_CRAWL_BATCH, one source of each org in turn, spaced per host',
+  cron: '*/10 * * * *',
+  maxAttempts: 1,
+  async handler({ em, services, log }) {
+    const settings = settingsOf(services);
+    const started = await em.transactional(async (tx) => {
+      const due = await takeDue(tx, services, settings.KNOWLEDGE_CRAWL_BATCH);
+      const perHost = new Map<string, number>();
+      let count = 0;
+      for (const d of due) {
+        const host = hostOf(d.url);
+        const n = perHost.get(host) ?? 0;
+        perHost.set(host, n + 1);
+        const runAt = new Date(Date.now() + n * settings.KNOWLEDGE_CRAWL_GAP_SECONDS * 1000);
+        try {
+          await services.startJob(tx, CRAWL_SOURCE_JOB, { key: d.key, force: false }, { orgId: d.organization_id, runAt });
+          count++;
+        } catch (err) {
+          // Already queued or running (an officer's Run now): that run is this one.
+          if ((err as { statusCode?: number }).statusCode !== 409) throw err;
+        }
+      }
+      return count;
+    });
+    log.info({ started }, 'knowledge.crawl_due: crawls started');
+  },
+});
+
+/** An officer's or a token's start: 404 without the crawl record, 409 while one runs, counted against jobs_per_day. */
+export async function startCrawl(em: EntityManager, orgId: number, services: CoreServices, key: string, force: boolean): Promise<{ run_id: number }> {
+  return startCountedJob(em, orgId, services, CRAWL_SOURCE_JOB, { key, force }, async (tx) => {
+    const [crawl] = await tx.execute('select 1 from knowledge_crawls where organization_id = ? and key = ?', [orgId, key]);
+    if (!crawl) throw notFound(`No crawl "${key}": save it with PUT /crawls/${key} first`, 'crawl_not_found');
+  });
+}
+
+export const startReindex = (em: EntityManager, orgId: number, services: CoreServices) => startCountedJob(em, orgId, services, REINDEX_JOB, {});

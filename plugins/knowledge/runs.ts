@@ -1,0 +1,46 @@
+// The run log (spec "Run record", table knowledge_runs): one row per crawl or uploaded file of an org, the last
+// 500 kept. Writing a row deletes the rows beyond the 500th in the same statement's transaction, through the
+// (organization_id, id) index, so the cost of a write does not grow with the org's history.
+import type { EntityManager } from '@quad/core';
+
+export const RUNS_KEPT = 500;
+
+export interface RunInput {
+  sourceKey: string;
+  kind: 'crawl' | 'upload';
+  startedAt: Date;
+  changed: boolean;
+  passages: number;
+  error: string | null;
+}
+
+export interface RunView {
+  id: number;
+  source_key: string;
+  kind: 'crawl' | 'upload';
+  started_at: string;
+  duration_ms: number;
+  changed: boolean;
+  passages: number;
+  error: string | null;
+}
+
+/** Record a run (its duration is from startedAt to now) and keep the org's newest RUNS_KEPT. */
+export async function recordRun(em: EntityManager, orgId: number, run: RunInput): Promise<void> {
+  await em.execute(
+    `with added as (
+       insert into knowledge_runs (organization_id, source_key, kind, started_at, duration_ms, changed, passages, error)
+       values (?, ?, ?, ?, greatest(0, (extract(epoch from clock_timestamp() - ?::timestamptz) * 1000)::int), ?, ?, ?)
+       returning id)
+     delete from knowledge_runs where organization_id = ? and id <= (
+       select id from knowledge_runs where organization_id = ? order by id desc offset ? limit 1)`,
+    [orgId, run.sourceKey, run.kind, run.startedAt, run.startedAt, run.changed, run.passages, run.error, orgId, orgId, RUNS_KEPT - 1]);
+}
+
+/** The org's newest runs first; only failed ones with `failed`. */
+export async function listRuns(em: EntityManager, orgId: number, options: { limit: number; failed: boolean }): Promise<RunView[]> {
+  const rows: (Omit<RunView, 'id' | 'started_at'> & { id: string; started_at: Date })[] = await em.execute(
+    `select id, source_key, kind, started_at, duration_ms, changed, passages, error from knowledge_runs
+     where organization_id = ?${options.failed ? ' and error is not null' : ''} order by id desc limit ?`, [orgId, options.limit]);
+  return rows.map((r) => ({ ...r, id: Number(r.id), started_at: new Date(r.started_at).toISOString() }));
+}
