@@ -16,7 +16,8 @@ t.test('officer routes and read tools', async (t) => {
     t.same(quad.routes('/api/dashboard/:org/knowledge'), [
       'DELETE /api/dashboard/:org/knowledge/crawls/*', 'DELETE /api/dashboard/:org/knowledge/sources/*', 'GET /api/dashboard/:org/knowledge/crawls',
       'GET /api/dashboard/:org/knowledge/runs', 'GET /api/dashboard/:org/knowledge/settings', 'GET /api/dashboard/:org/knowledge/sources',
-      'GET /api/dashboard/:org/knowledge/sources/*', 'POST /api/dashboard/:org/knowledge/crawls/run', 'POST /api/dashboard/:org/knowledge/reembed',
+      'GET /api/dashboard/:org/knowledge/sources/*', 'POST /api/dashboard/:org/knowledge/crawls/run', 'POST /api/dashboard/:org/knowledge/documents',
+      'POST /api/dashboard/:org/knowledge/reembed',
       'POST /api/dashboard/:org/knowledge/reindex', 'POST /api/dashboard/:org/knowledge/search', 'PUT /api/dashboard/:org/knowledge/crawls/*',
       'PUT /api/dashboard/:org/knowledge/settings',
     ]);

@@ -16,7 +16,7 @@ t.test('knowledge tools over MCP', async (t) => {
   await w.put('beta/hours', { chunks: pages('Beta library opens at noon.') }, w.betaToken);
 
   const { tools } = await client.listTools();
-  t.same(tools.map((x) => x.name).sort(), ['knowledge.embeddings', 'knowledge.read_source', 'knowledge.search']);
+  t.same(tools.map((x) => x.name).sort(), ['knowledge.crawls', 'knowledge.embeddings', 'knowledge.read_source', 'knowledge.runs', 'knowledge.search']);
   t.ok(tools.find((x) => x.name === 'knowledge.search')!.annotations?.readOnlyHint, 'search is read-only');
 
   const found = await client.callTool({ name: 'knowledge.search', arguments: { query: 'library Sunday', top_k: 3 } });

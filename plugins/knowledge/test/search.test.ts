@@ -192,7 +192,7 @@ t.test('search', async (t) => {
     t.same(res.json().result.results.map((x: Result) => x.content), [A, B, D]);
     t.equal(res.json().result.dense, true);
     const listed = (await quad.api.inject({ url: '/api/tools', headers: bearer(w.readerToken) })).json().tools.map((x: { name: string }) => x.name);
-    t.same(listed.sort(), ['knowledge.embeddings', 'knowledge.read_source', 'knowledge.search']);
+    t.same(listed.sort(), ['knowledge.crawls', 'knowledge.embeddings', 'knowledge.read_source', 'knowledge.runs', 'knowledge.search']);
     const before = await w.sql('select count(*)::int as n from audit_log');
     await find({ query: Q });
     t.same(await w.sql('select count(*)::int as n from audit_log'), before, 'POST /search is not audited');
