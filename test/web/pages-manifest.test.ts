@@ -17,12 +17,17 @@ t.test('a module with pages', async (t) => {
   const registry = build(base({ bundle, entry: 'pages/main.mjs', list: [page, { ...page, path: 'demo-two', category: 'Other', icon: 'star' }], overviewCard: 'DemoCard' }));
   t.ok(registry.get('demo')?.pages);
   t.ok(build(base({ bundle: '/srv/demo/web', overviewCard: 'DemoCard' })), 'a path, and only an Overview card');
+  const tabs = build(base({ bundle, activityTabs: [{ id: 'demo-runs', label: 'Demo runs', component: 'DemoRuns' }] }));
+  t.same(tabs.get('demo')?.pages?.activityTabs, [{ id: 'demo-runs', label: 'Demo runs', component: 'DemoRuns' }], 'only an Activity tab');
 });
 
 const refusals: [string, ModuleManifest[], RegExp][] = [
   ['no bundle', [base({ list: [page] } as never)], /^Plugin "demo": pages\.bundle: /],
   ['a bundle that is no folder URL', [base({ bundle: new URL('https://example.com/pages/'), list: [page] })], /^Plugin "demo": pages\.bundle: must be a folder URL/],
-  ['nothing to show', [base({ bundle, list: [] })], /^Plugin "demo": pages: declares no page and no overviewCard/],
+  ['nothing to show', [base({ bundle, list: [] })], /^Plugin "demo": pages: declares no page, no overviewCard and no activityTabs/],
+  ['an Activity tab of the core', [base({ bundle, activityTabs: [{ id: 'errors', label: 'Mine', component: 'Mine' }] })], /^Plugin "demo": pages\.activityTabs\[0\]\.id: "errors" is a tab of Activity already/],
+  ['one Activity tab twice', [base({ bundle, activityTabs: [{ id: 'runs', label: 'Runs', component: 'Runs' }] }), base({ bundle, activityTabs: [{ id: 'runs', label: 'Runs', component: 'Runs' }] }, 'other')], /^Plugin "other": pages\.activityTabs\[0\]\.id: "runs" is an Activity tab of module "demo" already/],
+  ['an Activity tab id in capitals', [base({ bundle, activityTabs: [{ id: 'Runs', label: 'Runs', component: 'Runs' }] })], /^Plugin "demo": pages\.activityTabs\.0\.id: /],
   ['an entry outside the folder', [base({ bundle, entry: '../index.js', list: [page] })], /^Plugin "demo": pages\.entry: /],
   ['an entry that is no script', [base({ bundle, entry: 'index.html', list: [page] })], /^Plugin "demo": pages\.entry: /],
   ['a path of two segments', [base({ bundle, list: [{ ...page, path: 'demo/x' }] })], /^Plugin "demo": pages\.list\.0\.path: /],

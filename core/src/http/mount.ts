@@ -6,12 +6,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteOptions } from 'fastify';
 import autoload from '@fastify/autoload';
 import { ManifestError, ROUTE_FILE, type Registry } from '../modules/registry.js';
 import { addCountLimitHooks, countLimitProblem } from '../limits/count-limit-route.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { notFound } from './errors.js';
+import { resolveTokenOrg } from './org-resolver.js';
 import { documentRoute, operationIdOf, routeTags } from './openapi.js';
 
 export interface MountOptions {
@@ -48,6 +49,8 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
     child.addHook('onRoute', (route) => {
       route.config = { ...(route.config as object), module: options.module };
       if (route.config.auth === undefined && options.defaultAuth) route.config.auth = options.defaultAuth;
+      const auth = route.config.auth;
+      route.config.tokenOrg = typeof auth === 'string' && auth.startsWith('machine:') && !route.url.split('/').includes(':org');
       const methods = ([] as string[]).concat(route.method).join(',');
       const problem = options.policies.problem(route.config.auth, scopes);
       if (problem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, problem);
@@ -65,14 +68,14 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
         addCountLimitHooks(route, app.quad.limits, route.config.countLimit);
       }
     });
-    if (options.gate !== false) {
-      child.addHook('onRequest', (request, _reply, done) => {
-        if (request.org && !options.registry.isEnabled(request.org.modules, options.module)) {
-          return done(notFound(`The ${options.module} module is off for this org`, 'module_off'));
-        }
-        done();
-      });
-    }
+    const gate = (request: FastifyRequest) => (options.gate !== false && request.org && !options.registry.isEnabled(request.org.modules, options.module)
+      ? notFound(`The ${options.module} module is off for this org`, 'module_off') : undefined);
+    child.addHook('onRequest', (request, _reply, done) => {
+      // Synchronous when the token's org is cached (the usual case), like the org of a URL.
+      const bound = request.routeOptions.config.tokenOrg ? resolveTokenOrg(request) : undefined;
+      if (bound) bound.then(() => done(gate(request)), done);
+      else done(gate(request));
+    });
     if (routes instanceof URL) {
       const dir = fileURLToPath(routes);
       await checkRouteFiles(options.module, dir);

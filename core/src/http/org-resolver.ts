@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ORG_FILTER } from '../db/org-owned.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
+import type { MachineCaller } from '../auth/callers.js';
 import { existingFork } from './decorations.js';
 import { badRequest, notFound } from './errors.js';
 import { isOrgRef, OrgRef } from './schemas.js';
@@ -19,6 +20,22 @@ export function resolveOrg(request: FastifyRequest): void | Promise<void> {
   if (cached) return bindOrg(request, cached);
   return request.server.orgs.find(ref).then((org) => {
     if (!org) throw notFound(`No org "${ref}"`, 'unknown_org');
+    bindOrg(request, org);
+  });
+}
+
+/**
+ * A machine-token route without `:org` (the spec's `/api/knowledge/…`, `/api/agents/members/…`): the org is the
+ * token's. A token whose org was removed since it was checked is 404 `unknown_org`.
+ */
+export function resolveTokenOrg(request: FastifyRequest): void | Promise<void> {
+  const caller = request.caller;
+  if (!caller || caller.kind !== 'machine') return; // the auth hook has answered already
+  const ref = String((caller as MachineCaller).orgId);
+  const cached = request.server.orgs.cached(ref);
+  if (cached) return bindOrg(request, cached);
+  return request.server.orgs.find(ref).then((org) => {
+    if (!org) throw notFound('The token\'s org no longer exists', 'unknown_org');
     bindOrg(request, org);
   });
 }

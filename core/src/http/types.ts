@@ -43,5 +43,10 @@ declare module 'fastify' {
      * that reserves it first (409 `limit_reached` when full). Default: none.
      */
     countLimit?: string;
+    /**
+     * Set by the core: the route names no org (no `:org`) and takes machine tokens only, so its org is the token's,
+     * bound (with the module gate) before the handler runs.
+     */
+    tokenOrg?: boolean;
   }
 }

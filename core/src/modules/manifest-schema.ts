@@ -122,6 +122,11 @@ export const ManifestSchema = Type.Object({
       component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
     }, { additionalProperties: false }))),
     overviewCard: Type.Optional(Type.String({ pattern: EXPORT_NAME_PATTERN })),
+    activityTabs: Type.Optional(Type.Array(Type.Object({
+      id: Type.String({ pattern: PAGE_PATH_PATTERN }),
+      label: Type.String({ minLength: 1, maxLength: 40 }),
+      component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
+    }, { additionalProperties: false }))),
   }, { additionalProperties: false })),
   databaseExtensions: Type.Array(Type.Object({
     name: Type.String({ minLength: 1 }),

@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Module, PageDecl } from './types.js';
+import type { ActivityTabDecl, Module, PageDecl } from './types.js';
 
 /** Where the core serves a module's bundle folder (core/src/http/web.ts). */
 export const PLUGIN_PAGES_PREFIX = '/dashboard/plugins/';
@@ -16,6 +16,9 @@ export const RESERVED_PAGE_PATHS: ReadonlySet<string> = new Set([
   'overview', 'explore', 'tokens', 'activity', 'settings', 'superadmin', 'auth', 'signin', 'plugins', 'assets',
   'ci', 'notifications', 'modules', 'integrations', 'apps', 'compute', 'mcp', 'alerts',
 ]);
+
+/** The Activity page's own tabs (core/web/src/pages/activity.tsx): a module's tab takes another id. */
+export const CORE_ACTIVITY_TABS: ReadonlySet<string> = new Set(['notifications', 'errors', 'changes', 'ci', 'job-runs']);
 
 /** The absolute folder of a module's page bundle (a folder URL, or a path from the working directory). */
 export function pagesFolder(mod: Module): string | null {
@@ -44,13 +47,20 @@ export function pagesBuildProblem(mod: Module): string | null {
  */
 export function pagesProblem(modules: readonly Module[]): [string, string, string] | null {
   const owners = new Map<string, string>();
+  const tabOwners = new Map<string, string>();
   for (const mod of modules) {
     if (!mod.pages) continue;
-    const { bundle, list = [], overviewCard } = mod.pages;
+    const { bundle, list = [], overviewCard, activityTabs = [] } = mod.pages;
     if (!(bundle instanceof URL && bundle.protocol === 'file:') && typeof bundle !== 'string') {
       return [mod.name, 'pages.bundle', 'must be a folder URL (new URL(\'./web/dist/\', import.meta.url)) or a path'];
     }
-    if (!list.length && !overviewCard) return [mod.name, 'pages', 'declares no page and no overviewCard'];
+    if (!list.length && !overviewCard && !activityTabs.length) return [mod.name, 'pages', 'declares no page, no overviewCard and no activityTabs'];
+    for (const [i, tab] of activityTabs.entries()) {
+      if (CORE_ACTIVITY_TABS.has(tab.id)) return [mod.name, `pages.activityTabs[${i}].id`, `"${tab.id}" is a tab of Activity already; choose another`];
+      const owner = tabOwners.get(tab.id);
+      if (owner) return [mod.name, `pages.activityTabs[${i}].id`, `"${tab.id}" is an Activity tab of ${owner === mod.name ? 'this module' : `module "${owner}"`} already`];
+      tabOwners.set(tab.id, mod.name);
+    }
     for (const [i, page] of list.entries()) {
       if (RESERVED_PAGE_PATHS.has(page.path)) return [mod.name, `pages.list[${i}].path`, `"${page.path}" is the dashboard's own path; choose another`];
       const owner = owners.get(page.path);
@@ -64,7 +74,7 @@ export function pagesProblem(modules: readonly Module[]): [string, string, strin
 export interface PageView { path: string; title: string; category: string; icon: string | null; component: string }
 
 /** What the dashboard needs to show a module's pages: the entry's URL (on this service) and the pages. */
-export interface PagesView { entry: string; list: PageView[]; overview_card: string | null }
+export interface PagesView { entry: string; list: PageView[]; overview_card: string | null; activity_tabs: ActivityTabDecl[] }
 
 export function pagesView(mod: Module): PagesView | null {
   if (!mod.pages) return null;
@@ -73,5 +83,6 @@ export function pagesView(mod: Module): PagesView | null {
     entry: `${PLUGIN_PAGES_PREFIX}${mod.name}/${pagesEntry(mod)}`,
     list: (mod.pages.list ?? []).map(page),
     overview_card: mod.pages.overviewCard ?? null,
+    activity_tabs: (mod.pages.activityTabs ?? []).map(({ id, label, component }) => ({ id, label, component })),
   };
 }

@@ -233,7 +233,15 @@ export interface PagesDecl {
   list?: PageDecl[];
   /** The named export of the entry that renders the module's card on Overview. Default: none. */
   overviewCard?: string;
+  /**
+   * Tabs the module adds to Activity (after Changes), shown while it is on: `id` is the tab's `?tab=` value (lower
+   * case, unique across modules, not one of the core's tabs), `component` the entry's export that renders it.
+   * Default: [].
+   */
+  activityTabs?: ActivityTabDecl[];
 }
+
+export interface ActivityTabDecl { id: string; label: string; component: string }
 
 export interface DatabaseExtensionDecl {
   /** PostgreSQL extension name, e.g. `vector`. */

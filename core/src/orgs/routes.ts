@@ -23,6 +23,10 @@ const PagesView = Type.Union([Type.Object({
     component: Type.String({ description: 'the entry\'s export that renders the page' }),
   })),
   overview_card: Type.Union([Type.String(), Type.Null()], { description: 'the entry\'s export that renders the module\'s Overview card' }),
+  activity_tabs: Type.Array(Type.Object({
+    id: Type.String({ description: 'the tab\'s ?tab= value' }), label: Type.String(),
+    component: Type.String({ description: 'the entry\'s export that renders the tab' }),
+  })),
 }), Type.Null()]);
 /**
  * The listing as the dashboard reads it: each module also has its `pages`, and `included` lists the core modules

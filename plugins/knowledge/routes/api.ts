@@ -1,8 +1,7 @@
-// The machine API (spec "Knowledge (prefix /api/knowledge, machine token with the scope)"): sources and search for
-// the token's org. These paths name no org, so the org is the token's: a hook binds it (and the module gate, which
-// the core applies only to routes with :org) before any handler runs.
-import { ErrorBody, ORG_FILTER, Type, notFound, type MachineCaller, type RoutesPlugin } from '@quad/core';
-import { MODULE, knowledgeContext } from '../context.js';
+// The machine API (spec "Knowledge (prefix /api/knowledge, machine token with the scope)"): sources, crawls and search
+// for the token's org. These paths name no org: the core binds the token's org (and the module gate) for them.
+import { ErrorBody, Type, notFound, type RoutesPlugin } from '@quad/core';
+import { knowledgeContext } from '../context.js';
 import { chunksOf, deleteSource, findSource, listSources, sourceKey, writeSource } from '../sources.js';
 import { search } from '../search.js';
 import { CrawlBody, CrawlOut, CrawlRunBody, JobStartedOut, SearchBody, SearchOut, SourceBody, SourceOut, SourceWithChunksOut, WildcardParams } from '../schemas.js';
@@ -11,17 +10,6 @@ import { putCrawl, runCrawl } from '../crawl/requests.js';
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 export default (async (app) => {
-  // The token's org, bound like the core binds the org of a URL: request.org and the request's org filter.
-  app.addHook('onRequest', async (request) => {
-    const caller = request.caller as MachineCaller | null;
-    if (!caller || caller.kind !== 'machine') return; // the auth hook answered already
-    const org = await app.orgs.find(String(caller.orgId));
-    if (!org) throw notFound('The token\'s org no longer exists', 'unknown_org');
-    if (!app.quad.registry.isEnabled(org.modules, MODULE)) throw notFound(`The ${MODULE} module is off for this org`, 'module_off');
-    request.org = org;
-    request.em.setFilterParams(ORG_FILTER, { orgId: org.id });
-  });
-
   app.get('/api/knowledge/sources', {
     config: { auth: 'machine:knowledge:read' },
     schema: {

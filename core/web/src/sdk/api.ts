@@ -25,7 +25,7 @@ export class ApiError extends Error {
 
 export interface ApiInit {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Sent as JSON. */
+  /** Sent as JSON; a FormData as multipart/form-data (uploads). */
   body?: unknown;
   signal?: AbortSignal;
   /** Send no token (sign-in routes). Default: false. */
@@ -108,10 +108,11 @@ export async function apiFetch<T = unknown>(path: string, init: ApiInit = {}): P
     signal: init.signal,
     headers: {
       accept: 'application/json',
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+      // A FormData body (an upload) sets its own multipart type with the boundary.
+      ...(init.body !== undefined && !(init.body instanceof FormData) && { 'content-type': 'application/json' }),
       ...(token && { authorization: `Bearer ${token}` }),
     },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    body: init.body === undefined ? undefined : init.body instanceof FormData ? init.body : JSON.stringify(init.body),
   });
   const token = init.anonymous ? undefined : getTokens()?.access;
   let res = await send(token);

@@ -3,7 +3,8 @@
 import { CORE_PAGES } from './routes.js';
 
 export interface PageView { path: string; title: string; category: string; icon: string | null; component: string }
-export interface PagesView { entry: string; list: PageView[]; overview_card: string | null }
+export interface ActivityTabView { id: string; label: string; component: string }
+export interface PagesView { entry: string; list: PageView[]; overview_card: string | null; activity_tabs: ActivityTabView[] }
 export interface Need { key: string; label: string; kind: string; optional: boolean; connected: boolean }
 export interface ModuleView {
   name: string; title: string; description: string; category: string;
