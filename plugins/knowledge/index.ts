@@ -71,6 +71,7 @@ export default defineModule({
   pages: {
     bundle: new URL('./web/dist/', import.meta.url),
     list: [{ path: 'knowledge', title: 'Knowledge', icon: 'book', component: 'KnowledgePage' }],
+    activityTabs: [{ id: 'knowledge-runs', label: 'Knowledge runs', component: 'KnowledgeRunsTab' }],
   },
   databaseExtensions: [{ name: 'vector', without: 'knowledge search runs text only and stores no vectors' }],
   settings: KnowledgeSettingsSchema,

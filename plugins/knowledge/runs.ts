@@ -37,10 +37,12 @@ export async function recordRun(em: EntityManager, orgId: number, run: RunInput)
     [orgId, run.sourceKey, run.kind, run.startedAt, run.startedAt, run.changed, run.passages, run.error, orgId, orgId, RUNS_KEPT - 1]);
 }
 
-/** The org's newest runs first; only failed ones with `failed`. */
-export async function listRuns(em: EntityManager, orgId: number, options: { limit: number; failed: boolean }): Promise<RunView[]> {
+/** The org's newest runs first; only failed ones with `failed`, only one source's with `key`. */
+export async function listRuns(em: EntityManager, orgId: number, options: { limit: number; failed: boolean; key?: string }): Promise<RunView[]> {
+  // At most RUNS_KEPT rows of the org: filtering them on the org's index is cheap whatever the filter.
   const rows: (Omit<RunView, 'id' | 'started_at'> & { id: string; started_at: Date })[] = await em.execute(
     `select id, source_key, kind, started_at, duration_ms, changed, passages, error from knowledge_runs
-     where organization_id = ?${options.failed ? ' and error is not null' : ''} order by id desc limit ?`, [orgId, options.limit]);
+     where organization_id = ?${options.failed ? ' and error is not null' : ''}${options.key !== undefined ? ' and source_key = ?' : ''}
+     order by id desc limit ?`, [orgId, ...(options.key !== undefined ? [options.key] : []), options.limit]);
   return rows.map((r) => ({ ...r, id: Number(r.id), started_at: new Date(r.started_at).toISOString() }));
 }

@@ -51,6 +51,8 @@ export async function crawlSource(ctx: CrawlContext, key: string, options: { for
   await em.transactional(async (tx) => {
     await tx.execute(
       `update knowledge_crawls set last_attempt_at = ?, last_error = ?,
+         -- every attempt (the schedule's, a Run now, a reindex) counts the next one from now
+         next_at = now() + make_interval(hours => fetch_every_hours),
          last_success_at = case when ?::boolean then now() else last_success_at end,
          page_hash = coalesce(?, page_hash), text_chars = coalesce(?, text_chars)
        where id = ?`,
@@ -94,7 +96,8 @@ async function crawlOnce(ctx: CrawlContext, crawl: CrawlRow, force: boolean): Pr
     content_hash: `crawl:${createHash('sha256').update(`${chunkChars}\0${overlap}\0${title}\0${text}`).digest('hex')}`,
     chunks: passages.map((content, ordinal) => ({ ordinal, content })),
   });
-  return { changed: written.changed, passages: passages.length, hash, textChars: text.length };
+  // The run log counts passages written: none when the text was the same version.
+  return { changed: written.changed, passages: written.changed ? passages.length : 0, hash, textChars: text.length };
 }
 
 /** The page's title and main text by its media type; HTML decoded with its charset. */

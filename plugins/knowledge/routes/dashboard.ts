@@ -151,10 +151,13 @@ export default (async (app) => {
       querystring: Type.Object({
         limit: Type.Integer({ minimum: 1, maximum: RUNS_KEPT, default: 50 }),
         failed: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')], { description: '1: only runs that failed' })),
+        key: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only the runs of this source key' })),
       }, { additionalProperties: false }),
       response: { 200: Type.Object({ runs: Type.Array(RunOut) }), ...Errors },
     },
   }, async (request) => ({
-    runs: await listRuns(request.em, request.org!.id, { limit: request.query.limit, failed: request.query.failed === '1' || request.query.failed === 'true' }),
+    runs: await listRuns(request.em, request.org!.id, {
+      limit: request.query.limit, failed: request.query.failed === '1' || request.query.failed === 'true', key: request.query.key,
+    }),
   }));
 }) satisfies RoutesPlugin;
