@@ -10,7 +10,7 @@ import { appendFileSync } from 'node:fs';
 import t from 'tap';
 import { CREDENTIALS, privateValues, startCrossOrgWorld, type Category, type CredentialName, type Party, type PrivateValue } from './world.js';
 import { listRoutes, type RouteCase } from './routes.js';
-import { attempts, rowIds, toolArguments, type Attempt, type Target } from './requests.js';
+import { attempts, rowIds, rowUuids, toolArguments, type Attempt, type Target } from './requests.js';
 
 /**
  * Routes that may answer an outsider with something other than a refusal, and why. Their answers are still
@@ -49,6 +49,11 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'PUT /api/knowledge/sources/*': { why: 'writes a source of the token\'s own org (the org is the token\'s)' },
   'POST /api/knowledge/search': { why: 'searches the token\'s own org and public sources (the org is the token\'s)' },
   'PUT /api/knowledge/crawls/*': { why: 'writes a crawl record of the token\'s own org (the org is the token\'s)' },
+  'PUT /api/agents/members/:chat_user_id/conversations/:uuid': { why: 'a conversation of the token\'s own org (the org is the token\'s)' },
+  'GET /api/agents/members/:chat_user_id/conversations/:uuid': { why: 'whether a member of the token\'s own org owns it (the org is the token\'s)' },
+  'GET /api/agents/members/:chat_user_id/channels/:channel/latest': { why: 'a conversation of the token\'s own org (the org is the token\'s)' },
+  'POST /api/agents/members/:chat_user_id/channels/:channel/end': { why: 'ends conversations of the token\'s own org (the org is the token\'s)' },
+  'PUT /api/agents/members/:chat_user_id/pending/:uuid': { why: 'holds an action in the token\'s own org (the org is the token\'s)' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };
@@ -70,7 +75,7 @@ t.test('cross-org matrix: routes and tools refuse outsiders, leak nothing and ch
   });
 
   const targetOf = (orgRef: string, snapshot: Awaited<ReturnType<typeof world.snapshot>>): Target =>
-    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot) });
+    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot), uuids: rowUuids(snapshot) });
   const victimRefs = [victim.org.prefix, String(victim.org.id)];
 
   // Controls, before the snapshot: the victim's own people reach every GET route that takes ids with these ids,

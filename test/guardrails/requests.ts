@@ -12,6 +12,15 @@ export interface Target {
   refs: VictimRefs;
   /** Ids of the victim's rows, by table (org-owned tables first). */
   ids: [table: string, ids: number[]][];
+  /** Uuids of the victim's rows that have one (ids chosen by their writer, such as an agent's conversation ids). */
+  uuids?: [table: string, uuids: string[]][];
+}
+
+/** The victim's row uuids by table, from a snapshot. */
+export function rowUuids(snapshot: Snapshot): NonNullable<Target['uuids']> {
+  return Object.entries(snapshot)
+    .map(([table, rows]): [string, string[]] => [table, rows.map((r) => r.uuid).filter((u): u is string => typeof u === 'string')])
+    .filter(([, uuids]) => uuids.length > 0);
 }
 
 /** The victim's row ids by table, from a snapshot. */
@@ -25,6 +34,10 @@ const norm = (s: string) => s.toLowerCase().replace(/[^a-z]/g, '');
 
 /** Ids of the victim's table named by the nearest hint that names one (exact, then suffix, then prefix match). */
 function idsFor(hints: string[], target: Target): number[] {
+  return tableFor(hints, target.ids) ?? [];
+}
+
+function tableFor<T>(hints: string[], tables: [string, T[]][]): T[] | null {
   for (const hint of [...hints].reverse()) {
     const word = norm(hint);
     if (word.length < 3) continue;
@@ -36,11 +49,11 @@ function idsFor(hints: string[], target: Target): number[] {
       (tbl) => forms.some((f) => tbl.startsWith(f)),
     ];
     for (const test of tests) {
-      const found = target.ids.find(([table]) => test(norm(table)));
+      const found = tables.find(([table]) => test(norm(table)));
       if (found) return found[1];
     }
   }
-  return [];
+  return null;
 }
 
 /** A value chosen by the field's name: a reference to the victim's people or rows, or undefined. */
@@ -54,6 +67,7 @@ function byName(name: string | undefined, hints: string[], target: Target): unkn
   if (/^(event|event_name)$/.test(n)) return target.refs.eventName;
   if (n === 'name' && hints.includes('secrets')) return target.refs.secretName;
   if (n === 'name' && hints.includes('events')) return target.refs.eventName;
+  if (n === 'uuid' || n.endsWith('_uuid')) return tableFor(hints, target.uuids ?? [])?.[0];
   const many = n === 'ids' ? idsFor(hints, target) : n.endsWith('_ids') ? idsFor([...hints, n.slice(0, -4)], target) : null;
   if (many) return many.length ? many : undefined;
   const one = n === 'id' ? idsFor(hints, target) : n.endsWith('_id') ? idsFor([...hints, n.slice(0, -3)], target) : [];

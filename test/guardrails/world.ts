@@ -174,6 +174,15 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/sources/probe', {
       title: `${MARKER} handbook`, chunks: [{ ordinal: 0, content: `${MARKER} knowledge passage` }],
     }), 201, 'knowledge source');
+    // An agent's memory of the victim's member, under the ids the probes use (the uuid format's probe value).
+    const probeUuid = '00000000-0000-4000-8000-000000000000';
+    const agents = `/api/agents/members/${v.member.id}`;
+    await expectStatus(await as(bearer(v.machineToken), 'PUT', `${agents}/conversations/${probeUuid}`, { channel_id: '1', visibility: 'private' }), 201, 'agent conversation');
+    await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/conversations/${probeUuid}/messages`, {
+      messages: [{ role: 'user', content: `${MARKER} said to the agent` }],
+    }), 201, 'agent messages');
+    await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/conversations/${probeUuid}/summary`, { content: `${MARKER} summary`, covers: 1 }), 201, 'agent summary');
+    await expectStatus(await as(bearer(v.machineToken), 'PUT', `${agents}/pending/${probeUuid}`, { action: `${MARKER} action`, payload_hash: 'probe' }), 201, 'pending action');
     await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/crawls/probe', {
       url: `https://victim.example/${MARKER}-page`, title: `${MARKER} crawled page`, enabled: false,
     }), 201, 'knowledge crawl');

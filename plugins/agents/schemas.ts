@@ -1,0 +1,64 @@
+// The agents module's request and answer shapes (spec document 2, "Agent records" and "Agent routes"). Where the spec
+// says "not shown" (roles, sizes), the choices are in the README.
+import { Type } from '@quad/core';
+
+/** A chat user id: the platform's snowflake (digits). */
+export const SnowflakePattern = '^[0-9]{1,20}$';
+export const MAX_CONTENT_CHARS = 32_000;
+export const MAX_MESSAGES_PER_POST = 100;
+export const MESSAGES_DEFAULT = 50;
+export const MESSAGES_MAX = 500;
+export const ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+
+/** `<member_id>` of the spec's paths: the member's chat user id (document 1 writes it chat_user_id). */
+export const MemberParams = Type.Object({
+  chat_user_id: Type.String({ pattern: SnowflakePattern, description: 'the member\'s chat user id' }),
+});
+export const ConversationParams = Type.Object({ ...MemberParams.properties, uuid: Type.String({ format: 'uuid' }) });
+export const ChannelParams = Type.Object({ ...MemberParams.properties, channel: Type.String({ pattern: SnowflakePattern, description: 'a chat channel id' }) });
+
+export const Visibility = Type.Union([Type.Literal('public'), Type.Literal('private')]);
+export const VisibilityQuery = Type.Object({ visibility: Type.Optional(Visibility) }, { additionalProperties: false });
+
+export const ConversationBody = Type.Object({
+  channel_id: Type.String({ pattern: SnowflakePattern }),
+  visibility: Visibility,
+}, { additionalProperties: false });
+
+const Time = Type.String({ format: 'date-time' });
+
+export const ConversationOut = Type.Object({
+  id: Type.String({ format: 'uuid' }), member_id: Type.String(), channel_id: Type.String(), visibility: Visibility,
+  last_seq: Type.Integer({ description: 'seq of the newest message; 0 before the first' }),
+  ended_at: Type.Union([Time, Type.Null()]), created_at: Time, updated_at: Time,
+});
+
+export const MessageIn = Type.Object({
+  role: Type.Union(ROLES.map((r) => Type.Literal(r))),
+  content: Type.String({ maxLength: MAX_CONTENT_CHARS }),
+}, { additionalProperties: false });
+
+export const MessagesBody = Type.Object({
+  messages: Type.Array(MessageIn, { minItems: 1, maxItems: MAX_MESSAGES_PER_POST }),
+}, { additionalProperties: false });
+
+export const MessageOut = Type.Object({ seq: Type.Integer(), role: Type.String(), content: Type.String(), created_at: Time });
+
+export const SummaryBody = Type.Object({
+  content: Type.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
+  covers: Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'the last seq the summary replaces' }),
+}, { additionalProperties: false });
+
+export const SummaryOut = Type.Object({ content: Type.String(), covers: Type.Integer(), created_at: Time });
+
+export const PendingParams = Type.Object({ ...MemberParams.properties, uuid: Type.String({ format: 'uuid' }) });
+export const PendingBody = Type.Object({
+  action: Type.String({ minLength: 1, maxLength: 200 }),
+  payload_hash: Type.String({ minLength: 1, maxLength: 200 }),
+  ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, default: 600 })),
+}, { additionalProperties: false });
+export const PendingOut = Type.Object({
+  id: Type.String({ format: 'uuid' }), action: Type.String(), payload_hash: Type.String(), expires_at: Time,
+});
+export const ClaimBody = Type.Object({ approved: Type.Boolean() }, { additionalProperties: false });
+export const ClaimOut = Type.Object({ ...PendingOut.properties, approved: Type.Boolean() });
