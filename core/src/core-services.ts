@@ -220,6 +220,15 @@ export interface SecretsService {
   connectedIntegrations(em: EntityManager, orgId: number): Promise<Set<string>>;
   integrations(em: EntityManager, orgId: number): Promise<IntegrationStatus[]>;
   rotate(em: EntityManager, options?: { batch?: number }): Promise<RotateResult>;
+  /**
+   * Encrypt a module's own value (a sensitive memory, say) with the newest SECRETS_KEY, bound to `context` — start it
+   * with the module's name and name the owner, e.g. `agents.memory:<org>:<member>` — so it opens only under the same
+   * context: a value copied to another row or org does not. 503 `secrets_unconfigured` without SECRETS_KEY.
+   * `rotate` does not re-encrypt sealed values: keep an old key listed while values sealed with it are kept.
+   */
+  seal(context: string, plaintext: string): string;
+  /** Decrypt a sealed value; throws SecretDecryptError when its key is no longer listed or it was changed or moved. */
+  open(context: string, sealed: string): string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

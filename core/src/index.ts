@@ -28,6 +28,7 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { defineEntity, p } from '@mikro-orm/core';
 export type { EntityManager } from '@mikro-orm/postgresql';
 export type { FastifyPluginAsyncTypebox as RoutesPlugin } from '@fastify/type-provider-typebox';
+export { SecretDecryptError } from './secrets/crypto.js';
 export { safeFetch, assertPublicUrl, SafeFetchError, type SafeFetchOptions, type SafeResponse, type SafeFetchFailure } from './net/safe-fetch.js';
 export { startQuad, VERSION, type Quad, type StartOptions, type Role } from './quad.js';
 export { ConfigSource } from './config/load.js';

@@ -1,6 +1,6 @@
 // agents.prune (spec "Agent data"): conversations with no update for AGENT_RETENTION_DAYS go with their messages and
-// summaries; pending actions go one day after they expire. Deletes run in batches through the indexes on the
-// times, so a large backlog never holds one long transaction.
+// summaries; pending actions go one day after they expire; expired memories go. Deletes run in batches through the
+// indexes on the times, so a large backlog never holds one long transaction.
 import { defineJob, type EntityManager } from '@quad/core';
 import { MODULE } from './settings.js';
 import type { AgentsSettings } from './settings.js';
@@ -24,12 +24,15 @@ export async function prune(em: EntityManager, retentionDays: number) {
   const pending = await inBatches(em,
     `delete from agents_pending where id in (
        select id from agents_pending where expires_at < now() - interval '1 day' limit ?) returning id`, []);
-  return { conversations, pending };
+  const memories = await inBatches(em,
+    `delete from agents_memories where id in (
+       select id from agents_memories where expires_at < now() limit ?) returning id`, []);
+  return { conversations, pending, memories };
 }
 
 export const pruneJob = defineJob({
   name: PRUNE_JOB,
-  description: 'Deletes conversations idle past AGENT_RETENTION_DAYS and pending actions a day after they expired',
+  description: 'Deletes conversations idle past AGENT_RETENTION_DAYS, pending actions a day after they expired, and expired memories',
   cron: '23 4 * * *',
   maxAttempts: 2,
   async handler({ em, services, log }) {

@@ -1,6 +1,7 @@
 // The agents module's request and answer shapes (spec document 2, "Agent records" and "Agent routes"). Where the spec
 // says "not shown" (roles, sizes), the choices are in the README.
 import { Type } from '@quad/core';
+import { KINDS, SENSITIVITIES } from './memories.js';
 
 /** A chat user id: the platform's snowflake (digits). */
 export const SnowflakePattern = '^[0-9]{1,20}$';
@@ -62,3 +63,26 @@ export const PendingOut = Type.Object({
 });
 export const ClaimBody = Type.Object({ approved: Type.Boolean() }, { additionalProperties: false });
 export const ClaimOut = Type.Object({ ...PendingOut.properties, approved: Type.Boolean() });
+
+export const MEMORIES_DEFAULT = 20;
+export const MEMORIES_MAX = 200;
+export const MEMORY_MAX_CHARS = 8000;
+
+export const MemoryKind = Type.Union(KINDS.map((k) => Type.Literal(k)));
+export const MemoryIn = Type.Object({
+  kind: MemoryKind,
+  content: Type.String({ minLength: 1, maxLength: MEMORY_MAX_CHARS }),
+  sensitivity: Type.Optional(Type.Union(SENSITIVITIES.map((s) => Type.Literal(s)), { description: 'sensitive: encrypted with SECRETS_KEY (503 without it)' })),
+  confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'default 0.5' })),
+  source_seq: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()], { description: 'the message it came from' })),
+  expires_in_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])),
+}, { additionalProperties: false });
+export const MemoryOut = Type.Object({
+  id: Type.Integer(), kind: MemoryKind, content: Type.String(), sensitivity: Type.String(), confidence: Type.Number(),
+  source_seq: Type.Union([Type.Integer(), Type.Null()]), expires_at: Type.Union([Time, Type.Null()]), created_at: Time,
+});
+export const MemoriesQuery = Type.Object({
+  kinds: Type.Optional(Type.String({ maxLength: 100, description: 'comma-separated kinds: episodic, semantic, profile, task' })),
+  limit: Type.Integer({ minimum: 0, maximum: MEMORIES_MAX, default: MEMORIES_DEFAULT }),
+}, { additionalProperties: false });
+export const MemoryParams = Type.Object({ ...MemberParams.properties, id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });

@@ -54,6 +54,8 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /api/agents/members/:chat_user_id/channels/:channel/latest': { why: 'a conversation of the token\'s own org (the org is the token\'s)' },
   'POST /api/agents/members/:chat_user_id/channels/:channel/end': { why: 'ends conversations of the token\'s own org (the org is the token\'s)' },
   'PUT /api/agents/members/:chat_user_id/pending/:uuid': { why: 'holds an action in the token\'s own org (the org is the token\'s)' },
+  'GET /api/agents/members/:chat_user_id/memories': { why: 'memories of a member of the token\'s own org (the org is the token\'s)' },
+  'POST /api/agents/members/:chat_user_id/memories': { why: 'remembers for a member of the token\'s own org (the org is the token\'s)' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };

@@ -183,6 +183,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     }), 201, 'agent messages');
     await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/conversations/${probeUuid}/summary`, { content: `${MARKER} summary`, covers: 1 }), 201, 'agent summary');
     await expectStatus(await as(bearer(v.machineToken), 'PUT', `${agents}/pending/${probeUuid}`, { action: `${MARKER} action`, payload_hash: 'probe' }), 201, 'pending action');
+    await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/memories`, { kind: 'semantic', content: `${MARKER} remembered` }), 201, 'memory');
+    await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/memories`, { kind: 'profile', content: `${MARKER} sensitive`, sensitivity: 'sensitive' }), 201, 'sensitive memory');
     await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/crawls/probe', {
       url: `https://victim.example/${MARKER}-page`, title: `${MARKER} crawled page`, enabled: false,
     }), 201, 'knowledge crawl');

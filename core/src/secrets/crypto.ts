@@ -60,6 +60,11 @@ export function secretAad(orgId: number, name: string): Buffer {
   return Buffer.from(`quad.org_secrets.${VERSION}\0${orgId}\0${name}`, 'utf8');
 }
 
+/** The additional authenticated data of a module's sealed value: its context (module, purpose, owner). */
+export function sealedAad(context: string): Buffer {
+  return Buffer.from(`quad.sealed.${VERSION}\0${context}`, 'utf8');
+}
+
 /** Encrypt with the first (newest) key. */
 export function encryptSecret(keys: readonly SecretKey[], plaintext: string, aad: Buffer): { ciphertext: string; keyId: string } {
   const current = keys[0];

@@ -4,7 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, HttpError } from '../http/errors.js';
 import type { IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
-import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, secretAad, type SecretKey } from './crypto.js';
+import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, sealedAad, secretAad, type SecretKey } from './crypto.js';
 
 export const MAX_SECRET_LENGTH = 8192;
 
@@ -42,6 +42,14 @@ export class SecretStore implements SecretsService {
       throw new HttpError(503, `Org secrets are not configured: the operator must set SECRETS_KEY (${GENERATE_KEY_HINT})`, 'secrets_unconfigured');
     }
     return this.parsed;
+  }
+
+  seal(context: string, plaintext: string): string {
+    return encryptSecret(this.requireKeys(), plaintext, sealedAad(context)).ciphertext;
+  }
+
+  open(context: string, sealed: string): string {
+    return decryptSecret(this.requireKeys(), sealed, sealedAad(context), `sealed in ${context}`);
   }
 
   /** The decrypted value, or null when not set. For modules on the server only; never send it to a client. */

@@ -28,10 +28,12 @@ const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, au
 
 t.test('routes are mounted', async (t) => {
   t.same(quad.routes('/api/agents'), [
+    'DELETE /api/agents/members/:chat_user_id/memories/:id',
     'GET /api/agents/members/:chat_user_id/channels/:channel/latest', 'GET /api/agents/members/:chat_user_id/conversations/:uuid',
-    'GET /api/agents/members/:chat_user_id/conversations/:uuid/messages', 'POST /api/agents/members/:chat_user_id/channels/:channel/end',
+    'GET /api/agents/members/:chat_user_id/conversations/:uuid/messages', 'GET /api/agents/members/:chat_user_id/memories',
+    'POST /api/agents/members/:chat_user_id/channels/:channel/end',
     'POST /api/agents/members/:chat_user_id/conversations/:uuid/messages', 'POST /api/agents/members/:chat_user_id/conversations/:uuid/summary',
-    'POST /api/agents/members/:chat_user_id/pending/:uuid/claim', 'PUT /api/agents/members/:chat_user_id/conversations/:uuid',
+    'POST /api/agents/members/:chat_user_id/memories', 'POST /api/agents/members/:chat_user_id/pending/:uuid/claim', 'PUT /api/agents/members/:chat_user_id/conversations/:uuid',
     'PUT /api/agents/members/:chat_user_id/pending/:uuid',
   ]);
 });
@@ -200,7 +202,7 @@ t.test('agents.prune: idle conversations with their messages, pending actions a 
   await sql("update agents_pending set expires_at = now() - interval '1 hour' where uuid = ?", [recentlyExpired]);
 
   const done = await prune(quad.orm.em.fork(), 180);
-  t.same(done, { conversations: 1, pending: 1 });
+  t.same(done, { conversations: 1, pending: 1, memories: 0 });
   t.same((await call('GET', `${base()}/conversations/${idle}`)).json(), { owned: false }, 'gone');
   t.same((await call('GET', `${base()}/conversations/${fresh}`)).json(), { owned: true });
   t.equal((await sql('select count(*)::int as n from agents_messages m left join agents_conversations c on c.id = m.conversation_id where c.id is null'))[0].n, 0, 'no orphan messages');
