@@ -1,7 +1,7 @@
 // @quad/plugin-agents: the agents module (spec document 2, "Agents"): the memory of agents that talk to members.
-// An agent keeps no database of its own; with an agent token of the org it keeps conversations, summaries and
-// pending actions per member here (conversations.ts, pending.ts), pruned by agents.prune (prune.ts). Memories, the
-// profile graph, turns, members' own data, tools and the dashboard page come with the next increments.
+// An agent keeps no database of its own; with an agent token of the org it keeps conversations, summaries, memories,
+// a profile graph and pending actions per member here (conversations.ts, memories.ts, profile.ts, pending.ts), pruned
+// by agents.prune (prune.ts). Turns, members' own data, tools and the dashboard page come with the next increments.
 import { defineModule } from '@quad/core';
 import { pruneJob } from './prune.js';
 import { AgentsSettingsSchema, MODULE } from './settings.js';
@@ -13,10 +13,11 @@ export default defineModule({
   category: 'AI',
   coreVersion: '^0.1.0',
   scopes: [
-    { name: 'agents:read', description: 'Read members\' conversations, summaries and the open conversation of a channel' },
-    { name: 'agents:write', description: 'Write conversations, messages and summaries, end a channel\'s conversations, hold and claim pending actions' },
+    { name: 'agents:read', description: 'Read members\' conversations, summaries, memories and profile graphs', uses: ['embeddings'] },
+    { name: 'agents:write', description: 'Write conversations, messages, summaries, memories and profile facts, hold and claim pending actions, delete a member\'s data', uses: ['embeddings'] },
   ],
   migrations: new URL('./migrations/', import.meta.url),
+  databaseExtensions: [{ name: 'vector', without: 'profile nodes keep no vectors and GET /profile/similar answers 503' }],
   routes: new URL('./routes/', import.meta.url),
   jobs: [pruneJob],
   settings: AgentsSettingsSchema,

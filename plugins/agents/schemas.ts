@@ -86,3 +86,22 @@ export const MemoriesQuery = Type.Object({
   limit: Type.Integer({ minimum: 0, maximum: MEMORIES_MAX, default: MEMORIES_DEFAULT }),
 }, { additionalProperties: false });
 export const MemoryParams = Type.Object({ ...MemberParams.properties, id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+export const PROFILE_DEFAULT = 100;
+export const PROFILE_MAX = 2000;
+export const MAX_FACTS_PER_POST = 200;
+
+export const NodeRef = Type.Object({
+  kind: Type.String({ minLength: 1, maxLength: 100, description: 'e.g. person, skill, course, club' }),
+  label: Type.String({ minLength: 1, maxLength: 500 }),
+}, { additionalProperties: false });
+export const FactIn = Type.Object({
+  subject: NodeRef,
+  relation: Type.String({ minLength: 1, maxLength: 200, description: 'e.g. knows, studies, member_of' }),
+  object: NodeRef,
+  confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'default 0.5; an existing relation keeps the higher' })),
+}, { additionalProperties: false });
+export const FactsBody = Type.Object({ facts: Type.Array(FactIn, { minItems: 1, maxItems: MAX_FACTS_PER_POST }) }, { additionalProperties: false });
+export const RelationOut = Type.Object({ subject: NodeRef, relation: Type.String(), object: NodeRef, confidence: Type.Number() });
+export const ProfileOut = Type.Object({ nodes: Type.Array(NodeRef), relations: Type.Array(RelationOut) });
+export const RelationBody = Type.Object({ subject: NodeRef, relation: Type.String({ minLength: 1, maxLength: 200 }), object: NodeRef }, { additionalProperties: false });

@@ -3,7 +3,8 @@
 // pgvector merged by reciprocal rank fusion (search.ts); URLs crawled on a schedule through the core's safe fetcher
 // (crawl/), documents uploaded by officers (documents.ts, extract/), the run log of both (runs.ts); officers read
 // sources and set the org's knowledge settings.
-import { defineModule } from '@quad/core';
+import { defineModule, provide } from '@quad/core';
+import { orgEmbeddings, orgEmbeddingsFor } from './embeddings-service.js';
 import { KnowledgeChunk, KnowledgeSource, KnowledgeVersion } from './entities.js';
 import { EMBEDDINGS_SECRETS } from './embeddings.js';
 import { CLAIMED_SETTINGS, KnowledgeSettingsSchema } from './settings.js';
@@ -68,6 +69,8 @@ export default defineModule({
   routes: new URL('./routes/', import.meta.url),
   tools: knowledgeTools,
   jobs: [reembedJob, crawlSourceJob, crawlDueJob, reindexJob],
+  // The org's embedder for other modules (the agents module's profile nodes).
+  provides: [provide(orgEmbeddings, orgEmbeddingsFor)],
   pages: {
     bundle: new URL('./web/dist/', import.meta.url),
     list: [{ path: 'knowledge', title: 'Knowledge', icon: 'book', component: 'KnowledgePage' }],

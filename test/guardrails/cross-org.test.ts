@@ -56,6 +56,11 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'PUT /api/agents/members/:chat_user_id/pending/:uuid': { why: 'holds an action in the token\'s own org (the org is the token\'s)' },
   'GET /api/agents/members/:chat_user_id/memories': { why: 'memories of a member of the token\'s own org (the org is the token\'s)' },
   'POST /api/agents/members/:chat_user_id/memories': { why: 'remembers for a member of the token\'s own org (the org is the token\'s)' },
+  'GET /api/agents/members/:chat_user_id/profile': { why: 'the profile of a member of the token\'s own org (the org is the token\'s)' },
+  'GET /api/agents/members/:chat_user_id/profile/matching': { why: 'the profile of a member of the token\'s own org (the org is the token\'s)' },
+  'GET /api/agents/members/:chat_user_id/profile/similar': { why: 'the profile of a member of the token\'s own org (503 without an embedder)' },
+  'POST /api/agents/members/:chat_user_id/profile/facts': { why: 'facts about a member of the token\'s own org (the org is the token\'s)' },
+  'DELETE /api/agents/members/:chat_user_id/data': { why: 'deletes the data of a member of the token\'s own org (the org is the token\'s)' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };

@@ -9,6 +9,8 @@ import type { OrganizationEntity } from '@quad/core';
 import { startFakeDiscord, type FakeDiscord, type FakeUser } from '../fakes/discord/index.js';
 import { startFakeIdp, type FakeIdp } from '../fakes/idp/index.js';
 import { startFakeGitHub } from '../fakes/github/index.js';
+import { startFakeEmbeddings } from '../fakes/embeddings.js';
+import { allowOutside } from '../fakes/outside.js';
 import { bearer, cookieFrom, discordSettings, signInOfficer } from '../support/sign-in.js';
 
 /** The plugins an operator gets by default, plus the example a third party copies. */
@@ -83,6 +85,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
   t.teardown(() => idp.close());
   const github = await startFakeGitHub();
   t.teardown(() => github.close());
+  // Every org embeds (the deployment's default, and the victim's own service set below), so routes that embed answer.
+  const embeddings = await startFakeEmbeddings(t);
+  allowOutside(t);
   const admin = discord.addUser({ username: 'root' });
   const quad = await startTestApp(t, {
     plugins: PLUGINS,
@@ -97,6 +102,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       SECRETS_KEY: [SECRETS_KEY],
       DISCORD_WEBHOOK_URL_BASE: `${discord.url}/api/webhooks/`,
       POINTS_GATEWAY: false,
+      EMBEDDINGS_URL: embeddings.url,
     },
   });
   const db = new pg.Client({ connectionString: quad.databaseUrl });
@@ -185,6 +191,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     await expectStatus(await as(bearer(v.machineToken), 'PUT', `${agents}/pending/${probeUuid}`, { action: `${MARKER} action`, payload_hash: 'probe' }), 201, 'pending action');
     await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/memories`, { kind: 'semantic', content: `${MARKER} remembered` }), 201, 'memory');
     await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/memories`, { kind: 'profile', content: `${MARKER} sensitive`, sensitivity: 'sensitive' }), 201, 'sensitive memory');
+    await expectStatus(await as(bearer(v.machineToken), 'POST', `${agents}/profile/facts`, {
+      facts: [{ subject: { kind: 'person', label: 'probe' }, relation: 'knows', object: { kind: 'person', label: `${MARKER} friend` } }],
+    }), 201, 'profile facts');
     await expectStatus(await as(bearer(v.machineToken), 'PUT', '/api/knowledge/crawls/probe', {
       url: `https://victim.example/${MARKER}-page`, title: `${MARKER} crawled page`, enabled: false,
     }), 201, 'knowledge crawl');
@@ -194,6 +203,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/${name}`, { value }), 200, `secret ${name}`);
       secrets.push({ category: 'secret', value, where: `secret ${name}` });
     }
+    // The victim's own embeddings service: a working one (the marker values above are not URLs).
+    await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/embeddings.url`, { value: embeddings.url }), 200, 'embeddings url');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/branding`, { website_url: 'https://victim.example' }), 200, 'branding');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/ci/repos`, { repos: [PRIVATE_REPO] }), 200, 'ci repos');
     await expectStatus(await as(bearer(adminToken), 'PUT', `/api/superadmin/limits${o}`, { 'hello.greetings_per_day': 500 }), 200, 'limit override');
