@@ -105,3 +105,47 @@ export const FactsBody = Type.Object({ facts: Type.Array(FactIn, { minItems: 1, 
 export const RelationOut = Type.Object({ subject: NodeRef, relation: Type.String(), object: NodeRef, confidence: Type.Number() });
 export const ProfileOut = Type.Object({ nodes: Type.Array(NodeRef), relations: Type.Array(RelationOut) });
 export const RelationBody = Type.Object({ subject: NodeRef, relation: Type.String({ minLength: 1, maxLength: 200 }), object: NodeRef }, { additionalProperties: false });
+
+export const ContextBody = Type.Object({
+  conversation_id: Type.String({ format: 'uuid' }),
+  visibility: Visibility,
+  message_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MESSAGES_MAX, description: 'default 50; 0 leaves messages out' })),
+  memory_kinds: Type.Optional(Type.Array(MemoryKind, { maxItems: 4 })),
+  memory_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MEMORIES_MAX, description: 'default 20; 0 leaves memories out' })),
+  profile_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: PROFILE_MAX, description: 'default 100; 0 leaves the profile out' })),
+  profile_query: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'with an embedder, profile.similar holds the nodes nearest to it' })),
+}, { additionalProperties: false });
+
+export const ContextOut = Type.Object({
+  member: Type.Object({ chat_user_id: Type.String(), display_name: Type.String(), role_ids: Type.Array(Type.String()), officer: Type.Boolean() }),
+  conversation: Type.Object({ id: Type.String({ format: 'uuid' }), owned: Type.Boolean() }),
+  summary: Type.Union([SummaryOut, Type.Null()]),
+  messages: Type.Array(MessageOut),
+  memories: Type.Array(MemoryOut),
+  profile: Type.Object({
+    nodes: Type.Array(NodeRef), relations: Type.Array(RelationOut),
+    similar: Type.Union([Type.Array(Type.Object({ ...NodeRef.properties, distance: Type.Number() })), Type.Null()], { description: 'null without profile_query or an embedder' }),
+  }),
+});
+
+export const CommitBody = Type.Object({
+  conversation_id: Type.String({ format: 'uuid' }),
+  channel_id: Type.String({ pattern: SnowflakePattern }),
+  visibility: Visibility,
+  messages: Type.Optional(Type.Array(MessageIn, { maxItems: MAX_MESSAGES_PER_POST })),
+  summary: Type.Optional(Type.Object({
+    content: Type.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
+    covers: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'default: the newest message, this turn\'s included' })),
+  }, { additionalProperties: false })),
+  memories: Type.Optional(Type.Array(MemoryIn, { maxItems: 50 })),
+  facts: Type.Optional(Type.Array(FactIn, { maxItems: MAX_FACTS_PER_POST })),
+  pending: Type.Optional(Type.Array(Type.Object({ id: Type.String({ format: 'uuid' }), ...PendingBody.properties }, { additionalProperties: false }), { maxItems: 10 })),
+}, { additionalProperties: false });
+
+export const CommitOut = Type.Object({
+  seqs: Type.Array(Type.Integer()),
+  summary_seq: Type.Union([Type.Integer(), Type.Null()], { description: 'the last seq the summary covers' }),
+  memory_ids: Type.Array(Type.Integer()),
+  facts: Type.Array(RelationOut),
+  pending: Type.Array(PendingOut),
+});

@@ -106,7 +106,10 @@ export function valueOf(schema: JsonSchema | undefined, name: string | undefined
   if (branches) return valueOf(branches.find((b) => !isNull(b)) ?? branches[0], name, hints, target, mode);
   if (schema.allOf) return valueOf(Object.assign({}, ...schema.allOf), name, hints, target, mode);
   const type = Array.isArray(schema.type) ? schema.type.find((x: string) => x !== 'null') : schema.type ?? (schema.properties ? 'object' : undefined);
-  const named = byName(name, hints, target);
+  // A uuid is a uuid of the victim's rows (ids that writers choose, e.g. `conversation_id`), whatever the name says.
+  const named = schema.format === 'uuid'
+    ? tableFor([...hints, ...(name ? [name.replace(/_id$/, '')] : [])], target.uuids ?? [])?.[0] ?? FORMATS.uuid
+    : byName(name, hints, target);
   // A scalar's default is valid and unfiltered (a page size of 50 shows more rows than the minimum of 1).
   if (named === undefined && 'default' in schema && type !== 'object' && type !== 'array') return schema.default;
   switch (type) {

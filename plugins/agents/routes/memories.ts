@@ -2,9 +2,9 @@
 import { ErrorBody, Type, badRequest, type RoutesPlugin } from '@quad/core';
 import { KINDS, addMemories, deleteMemory, listMemories, type Kind } from '../memories.js';
 import { MemberParams, MemoriesQuery, MemoryIn, MemoryOut, MemoryParams } from '../schemas.js';
+import { Errors, MEMBER_PREFIX, ownerOf, read, write } from '../route-kit.js';
 
-const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-const PREFIX = '/api/agents/members/:chat_user_id/memories';
+const PREFIX = `${MEMBER_PREFIX}/memories`;
 
 /** `?kinds=episodic,task` → the kinds; 400 naming the accepted ones otherwise. */
 export function parseKinds(raw: string | undefined): Kind[] | undefined {
@@ -17,32 +17,32 @@ export function parseKinds(raw: string | undefined): Kind[] | undefined {
 
 export default (async (app) => {
   app.get(PREFIX, {
-    config: { auth: 'machine:agents:read' },
+    config: read,
     schema: {
       tags: ['agents'], summary: 'The member\'s unexpired memories, highest confidence first (sensitive ones only with SECRETS_KEY)',
       params: MemberParams, querystring: MemoriesQuery, response: { 200: Type.Object({ memories: Type.Array(MemoryOut) }), ...Errors },
     },
   }, async (request) => ({
-    memories: await listMemories(request.em, app.quad, { orgId: request.org!.id, member: request.params.chat_user_id },
+    memories: await listMemories(request.em, app.quad, ownerOf(request),
       { kinds: parseKinds(request.query.kinds), limit: request.query.limit }, request.log),
   }));
 
   app.post(PREFIX, {
-    config: { auth: 'machine:agents:write' },
+    config: write,
     schema: {
       tags: ['agents'], summary: 'Remember something about the member (sensitive: encrypted at rest; 503 without SECRETS_KEY)',
       params: MemberParams, body: MemoryIn, response: { 201: MemoryOut, ...Errors, 503: ErrorBody },
     },
   }, async (request, reply) => {
-    const [memory] = await addMemories(request.em, app.quad, { orgId: request.org!.id, member: request.params.chat_user_id }, [request.body]);
+    const [memory] = await addMemories(request.em, app.quad, ownerOf(request), [request.body]);
     return reply.code(201).send(memory);
   });
 
   app.delete(`${PREFIX}/:id`, {
-    config: { auth: 'machine:agents:write' },
+    config: write,
     schema: { tags: ['agents'], summary: 'Forget one memory', params: MemoryParams, response: { 200: Type.Object({ deleted: Type.Integer() }), ...Errors } },
   }, async (request) => request.em.transactional(async (em) => {
-    await deleteMemory(em, { orgId: request.org!.id, member: request.params.chat_user_id }, request.params.id);
+    await deleteMemory(em, ownerOf(request), request.params.id);
     await request.audit(em, 'agents.memory_deleted', { member_id: request.params.chat_user_id, id: request.params.id });
     return { deleted: request.params.id };
   }));

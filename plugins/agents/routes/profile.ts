@@ -3,25 +3,19 @@
 import { ErrorBody, Type, type RoutesPlugin } from '@quad/core';
 import { deleteMemberData, deleteNodes, deleteRelation, matching, prepareFacts, readProfile, similar, writeFacts } from '../profile.js';
 import { FactsBody, MemberParams, PROFILE_DEFAULT, PROFILE_MAX, ProfileOut, RelationBody, RelationOut, NodeRef } from '../schemas.js';
-
-const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
-const read = { auth: 'machine:agents:read' as const };
-const write = { auth: 'machine:agents:write' as const };
-const PREFIX = '/api/agents/members/:chat_user_id';
+import { Errors, MEMBER_PREFIX, ownerOf, read, write } from '../route-kit.js';
 
 export default (async (app) => {
-  const owner = (request: { org?: { id: number } | null; params: { chat_user_id: string } }) => ({ orgId: request.org!.id, member: request.params.chat_user_id });
-
-  app.get(`${PREFIX}/profile`, {
+  app.get(`${MEMBER_PREFIX}/profile`, {
     config: read,
     schema: {
       tags: ['agents'], summary: 'The member\'s relations, highest confidence first, and the nodes they link',
       params: MemberParams, querystring: Type.Object({ limit: Type.Integer({ minimum: 0, maximum: PROFILE_MAX, default: PROFILE_DEFAULT }) }, { additionalProperties: false }),
       response: { 200: ProfileOut, ...Errors },
     },
-  }, async (request) => readProfile(request.em, owner(request), request.query.limit));
+  }, async (request) => readProfile(request.em, ownerOf(request), request.query.limit));
 
-  app.post(`${PREFIX}/profile/facts`, {
+  app.post(`${MEMBER_PREFIX}/profile/facts`, {
     config: write,
     schema: {
       tags: ['agents'], summary: 'Add facts (subject, relation, object, confidence): exact nodes, an existing relation keeps the higher confidence',
@@ -29,12 +23,12 @@ export default (async (app) => {
     },
   }, async (request, reply) => {
     // Embedded before the transaction: no connection waits on the embeddings service.
-    const prepared = await prepareFacts(request.em, app.quad, owner(request), request.body.facts);
-    const facts = await request.em.transactional((em) => writeFacts(em, owner(request), prepared, app.quad.extensions.vector === true));
+    const prepared = await prepareFacts(request.em, app.quad, ownerOf(request), request.body.facts);
+    const facts = await request.em.transactional((em) => writeFacts(em, ownerOf(request), prepared, app.quad.extensions.vector === true));
     return reply.code(201).send({ facts });
   });
 
-  app.get(`${PREFIX}/profile/matching`, {
+  app.get(`${MEMBER_PREFIX}/profile/matching`, {
     config: read,
     schema: {
       tags: ['agents'], summary: 'Relations from a subject label (and a relation), case not minded',
@@ -42,9 +36,9 @@ export default (async (app) => {
       querystring: Type.Object({ subject: Type.String({ minLength: 1, maxLength: 500 }), relation: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false }),
       response: { 200: Type.Object({ relations: Type.Array(RelationOut) }), ...Errors },
     },
-  }, async (request) => ({ relations: await matching(request.em, owner(request), request.query.subject, request.query.relation) }));
+  }, async (request) => ({ relations: await matching(request.em, ownerOf(request), request.query.subject, request.query.relation) }));
 
-  app.get(`${PREFIX}/profile/similar`, {
+  app.get(`${MEMBER_PREFIX}/profile/similar`, {
     config: read,
     schema: {
       tags: ['agents'], summary: 'The member\'s nodes nearest to a text by embedding, with cosine distance; 503 when the org has no embeddings service',
@@ -52,18 +46,18 @@ export default (async (app) => {
       querystring: Type.Object({ text: Type.String({ minLength: 1, maxLength: 2000 }), limit: Type.Integer({ minimum: 1, maximum: 50, default: 10 }) }, { additionalProperties: false }),
       response: { 200: Type.Object({ nodes: Type.Array(Type.Object({ ...NodeRef.properties, distance: Type.Number() })) }), ...Errors, 429: ErrorBody, 502: ErrorBody, 503: ErrorBody },
     },
-  }, async (request) => ({ nodes: await similar(request.em, app.quad, owner(request), request.query.text, request.query.limit) }));
+  }, async (request) => ({ nodes: await similar(request.em, app.quad, ownerOf(request), request.query.text, request.query.limit) }));
 
-  app.delete(`${PREFIX}/profile/relations`, {
+  app.delete(`${MEMBER_PREFIX}/profile/relations`, {
     config: write,
     schema: { tags: ['agents'], summary: 'Delete one relation', params: MemberParams, body: RelationBody, response: { 200: Type.Object({ deleted: Type.Literal(1) }), ...Errors } },
   }, async (request) => request.em.transactional(async (em) => {
-    await deleteRelation(em, owner(request), request.body);
+    await deleteRelation(em, ownerOf(request), request.body);
     await request.audit(em, 'agents.relation_deleted', { member_id: request.params.chat_user_id, ...request.body });
     return { deleted: 1 as const };
   }));
 
-  app.delete(`${PREFIX}/profile/nodes`, {
+  app.delete(`${MEMBER_PREFIX}/profile/nodes`, {
     config: write,
     schema: {
       tags: ['agents'], summary: 'Delete the nodes of a label (case not minded) with their relations',
@@ -71,19 +65,19 @@ export default (async (app) => {
       response: { 200: Type.Object({ deleted: Type.Integer() }), ...Errors },
     },
   }, async (request) => request.em.transactional(async (em) => {
-    const deleted = await deleteNodes(em, owner(request), request.query.label);
+    const deleted = await deleteNodes(em, ownerOf(request), request.query.label);
     await request.audit(em, 'agents.nodes_deleted', { member_id: request.params.chat_user_id, label: request.query.label, deleted });
     return { deleted };
   }));
 
-  app.delete(`${PREFIX}/data`, {
+  app.delete(`${MEMBER_PREFIX}/data`, {
     config: write,
     schema: {
       tags: ['agents'], summary: 'Delete the member\'s profile graph and memories',
       params: MemberParams, response: { 200: Type.Object({ memories: Type.Integer(), nodes: Type.Integer(), relations: Type.Integer() }), ...Errors },
     },
   }, async (request) => request.em.transactional(async (em) => {
-    const counts = await deleteMemberData(em, owner(request));
+    const counts = await deleteMemberData(em, ownerOf(request));
     await request.audit(em, 'agents.member_data_deleted', { member_id: request.params.chat_user_id, ...counts });
     return counts;
   }));

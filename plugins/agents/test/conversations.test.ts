@@ -36,7 +36,8 @@ t.test('routes are mounted', async (t) => {
     'POST /api/agents/members/:chat_user_id/channels/:channel/end',
     'POST /api/agents/members/:chat_user_id/conversations/:uuid/messages', 'POST /api/agents/members/:chat_user_id/conversations/:uuid/summary',
     'POST /api/agents/members/:chat_user_id/memories', 'POST /api/agents/members/:chat_user_id/pending/:uuid/claim',
-    'POST /api/agents/members/:chat_user_id/profile/facts', 'PUT /api/agents/members/:chat_user_id/conversations/:uuid',
+    'POST /api/agents/members/:chat_user_id/profile/facts', 'POST /api/agents/members/:chat_user_id/turn/commit',
+    'POST /api/agents/members/:chat_user_id/turn/context', 'PUT /api/agents/members/:chat_user_id/conversations/:uuid',
     'PUT /api/agents/members/:chat_user_id/pending/:uuid',
   ]);
 });
