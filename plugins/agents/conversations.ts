@@ -129,3 +129,17 @@ export async function endChannel(em: EntityManager, owner: Owner, channel: strin
      where organization_id = ? and member_id = ? and channel_id = ? and ended_at is null returning id`, [owner.orgId, owner.member, channel]);
   return rows.length;
 }
+
+/** The member's conversations, the latest update first (up to `limit`). */
+export async function listConversations(em: EntityManager, owner: Owner, limit: number): Promise<ConversationView[]> {
+  const rows: ConversationRow[] = await em.execute(
+    `select ${COLUMNS} from agents_conversations where organization_id = ? and member_id = ? order by updated_at desc, id desc limit ?`,
+    [owner.orgId, owner.member, limit]);
+  return rows.map(conversationView);
+}
+
+/** Delete one of the member's conversations with its messages and summaries; 404 when it is not theirs. */
+export async function deleteConversation(em: EntityManager, owner: Owner, uuid: string): Promise<void> {
+  const rows = await em.execute('delete from agents_conversations where organization_id = ? and member_id = ? and uuid = ? returning id', [owner.orgId, owner.member, uuid]);
+  if (!rows.length) throw notTheirs(uuid);
+}

@@ -166,3 +166,13 @@ export async function deleteMemberData(em: EntityManager, owner: Owner) {
     [owner.orgId, owner.member, owner.orgId, owner.member, owner.orgId, owner.member]);
   return counts;
 }
+
+/** Everything of the member: conversations (with messages and summaries), pending actions, the profile and memories. */
+export async function deleteEverything(em: EntityManager, owner: Owner) {
+  const [gone]: { conversations: number; pending: number }[] = await em.execute(
+    `with c as (delete from agents_conversations where organization_id = ? and member_id = ? returning 1),
+          p as (delete from agents_pending where organization_id = ? and member_id = ? returning 1)
+     select (select count(*) from c)::int as conversations, (select count(*) from p)::int as pending`,
+    [owner.orgId, owner.member, owner.orgId, owner.member]);
+  return { ...gone, ...(await deleteMemberData(em, owner)) };
+}

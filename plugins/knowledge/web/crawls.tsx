@@ -71,7 +71,7 @@ function Link({ url }: { url: string }) {
   return <div style={{ minWidth: 140, overflowWrap: 'anywhere' }}><a href={url} target="_blank" rel="noopener noreferrer">{url}</a></div>;
 }
 
-/** The schedule takes due records every 10 minutes (a new URL is due at once; Run now does not move next_at). */
+/** The schedule takes due records every 10 minutes (a new URL is due at once; every crawl moves next_at ahead). */
 const due = (c: Crawl) => c.next_at !== null && Date.parse(c.next_at) <= Date.now();
 
 /** Every N hours, and the next crawl, or Disabled (the schedule leaves it alone; Run now still crawls it). */
