@@ -4,6 +4,7 @@
 // by agents.prune (prune.ts). Turns, members' own data, tools and the dashboard page come with the next increments.
 import { defineModule } from '@quad/core';
 import { pruneJob } from './prune.js';
+import { agentsTools } from './tools.js';
 import { AgentsSettingsSchema, MODULE } from './settings.js';
 
 export default defineModule({
@@ -19,6 +20,7 @@ export default defineModule({
   migrations: new URL('./migrations/', import.meta.url),
   databaseExtensions: [{ name: 'vector', without: 'profile nodes keep no vectors and GET /profile/similar answers 503' }],
   routes: new URL('./routes/', import.meta.url),
+  tools: agentsTools,
   jobs: [pruneJob],
   settings: AgentsSettingsSchema,
   // The spec names it outside AGENTS_*.

@@ -2,7 +2,7 @@
 // core's secret box under `agents.memory:<org>:<member>` before it reaches SQL, and opened only on the way out:
 // without SECRETS_KEY writing one is 503 and stored ones are left out of reads (as are any that no longer open).
 // Expired memories are left out of reads and deleted by agents.prune.
-import { HttpError, SecretDecryptError, notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { HttpError, SecretDecryptError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Owner } from './conversations.js';
 
@@ -104,4 +104,13 @@ export async function listMemories(
 export async function deleteMemory(em: EntityManager, owner: Owner, id: number): Promise<void> {
   const rows = await em.execute('delete from agents_memories where organization_id = ? and member_id = ? and id = ? returning id', [owner.orgId, owner.member, id]);
   if (!rows.length) throw notFound(`No memory ${id} of this member`, 'memory_not_found');
+}
+
+/** `?kinds=episodic,task` → the kinds; 400 naming the accepted ones otherwise. */
+export function parseKinds(raw: string | undefined): Kind[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const kinds = raw.split(',').map((k) => k.trim()).filter(Boolean);
+  const unknown = kinds.filter((k) => !(KINDS as readonly string[]).includes(k));
+  if (unknown.length) throw badRequest(`querystring.kinds: unknown ${unknown.join(', ')}; kinds are ${KINDS.join(', ')}`, 'bad_kinds', { field: 'querystring.kinds' });
+  return kinds as Kind[];
 }

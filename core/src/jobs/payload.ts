@@ -1,6 +1,7 @@
 // Job payload checks: the declared TypeBox schema, or an empty object when none is declared.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import '../http/formats.js';
 import type { JobDecl } from '../modules/types.js';
 
 const EmptyPayload = Type.Object({}, { additionalProperties: false });

@@ -100,7 +100,10 @@ function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, c
       if (outcome.status === 404) throw new McpError(ErrorCode.InvalidParams, outcome.error);
       if (outcome.status === 429) throw new McpError(RATE_LIMITED, outcome.error, outcome.details);
       const structured = { error: outcome.error, reason: outcome.reason ?? null, status: outcome.status, ...outcome.details };
-      return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], structuredContent: structured };
+      // A client checks structuredContent against the tool's outputSchema when there is one, errors included: such
+      // a tool's error is its text alone.
+      const declaresOutput = options.tools.visible(org, caller).some((t) => t.name === params.name && t.output);
+      return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], ...(!declaresOutput && { structuredContent: structured }) };
     }
     const value = 'confirm_required' in outcome ? { confirm_required: true, preview: outcome.preview } : outcome.result;
     const structured = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import '../http/formats.js';
 import type { TSchema } from '@sinclair/typebox';
 import { DeferredTransaction } from '../db/deferred-transaction.js';
 import { forkFor, rawQuery, type RawQuery } from '../db/orm.js';

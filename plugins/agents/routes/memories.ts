@@ -1,19 +1,10 @@
 // Memory routes (spec "Agent routes": /memories). Deletes are audited; writes are a turn's and are not.
-import { ErrorBody, Type, badRequest, type RoutesPlugin } from '@quad/core';
-import { KINDS, addMemories, deleteMemory, listMemories, type Kind } from '../memories.js';
+import { ErrorBody, Type, type RoutesPlugin } from '@quad/core';
+import { addMemories, deleteMemory, listMemories, parseKinds } from '../memories.js';
 import { MemberParams, MemoriesQuery, MemoryIn, MemoryOut, MemoryParams } from '../schemas.js';
 import { Errors, MEMBER_PREFIX, ownerOf, read, write } from '../route-kit.js';
 
 const PREFIX = `${MEMBER_PREFIX}/memories`;
-
-/** `?kinds=episodic,task` → the kinds; 400 naming the accepted ones otherwise. */
-export function parseKinds(raw: string | undefined): Kind[] | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const kinds = raw.split(',').map((k) => k.trim()).filter(Boolean);
-  const unknown = kinds.filter((k) => !(KINDS as readonly string[]).includes(k));
-  if (unknown.length) throw badRequest(`querystring.kinds: unknown ${unknown.join(', ')}; kinds are ${KINDS.join(', ')}`, 'bad_kinds', { field: 'querystring.kinds' });
-  return kinds as Kind[];
-}
 
 export default (async (app) => {
   app.get(PREFIX, {
