@@ -16,7 +16,8 @@ export interface ConversationView {
   last_seq: number; ended_at: string | null; created_at: string; updated_at: string;
 }
 
-const iso = (d: Date | string) => new Date(d).toISOString();
+/** A timestamp column as the API writes it. */
+export const iso = (d: Date | string) => new Date(d).toISOString();
 
 export function conversationView(row: ConversationRow): ConversationView {
   return {

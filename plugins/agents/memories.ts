@@ -4,7 +4,7 @@
 // Expired memories are left out of reads and deleted by agents.prune.
 import { HttpError, SecretDecryptError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Owner } from './conversations.js';
+import { iso, type Owner } from './conversations.js';
 
 export const KINDS = ['episodic', 'semantic', 'profile', 'task'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -31,13 +31,13 @@ interface MemoryRow {
 }
 
 const context = (owner: Owner) => `agents.memory:${owner.orgId}:${owner.member}`;
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
 const COLUMNS = 'id, kind, content, sealed, sensitivity, confidence, source_seq, expires_at, created_at';
 
 function view(row: MemoryRow, content: string): MemoryView {
   return {
     id: Number(row.id), kind: row.kind, content, sensitivity: row.sensitivity, confidence: Number(row.confidence),
-    source_seq: row.source_seq, expires_at: iso(row.expires_at), created_at: iso(row.created_at)!,
+    source_seq: row.source_seq, expires_at: isoOrNull(row.expires_at), created_at: iso(row.created_at),
   };
 }
 

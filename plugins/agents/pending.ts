@@ -2,13 +2,12 @@
 // no; the claim answers it once. The claim is one conditional UPDATE (held, unexpired, this member's), so of two
 // simultaneous claims exactly one gets the row and the other a 404, whatever the timing.
 import { conflict, notFound, type EntityManager } from '@quad/core';
-import type { Owner } from './conversations.js';
+import { iso, type Owner } from './conversations.js';
 
 export const DEFAULT_TTL_SECONDS = 600;
 
 interface PendingRow { uuid: string; member_id: string; action: string; payload_hash: string; expires_at: Date; answered_at: Date | null; approved: boolean | null }
 
-const iso = (d: Date | string) => new Date(d).toISOString();
 const view = (row: PendingRow) => ({ id: row.uuid, action: row.action, payload_hash: row.payload_hash, expires_at: iso(row.expires_at) });
 
 /**

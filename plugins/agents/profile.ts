@@ -25,6 +25,13 @@ function embeddings(services: CoreServices): OrgEmbeddings | null {
 
 const nodeText = (n: NodeRef) => `${n.kind}: ${n.label}`;
 const nodeKey = (n: NodeRef) => JSON.stringify([n.kind, n.label]);
+
+/** The distinct nodes that facts or relations link, in first-seen order. */
+function nodesOf(links: readonly { subject: NodeRef; object: NodeRef }[]): NodeRef[] {
+  const nodes = new Map<string, NodeRef>();
+  for (const l of links) for (const n of [l.subject, l.object]) nodes.set(nodeKey(n), n);
+  return [...nodes.values()];
+}
 const vectorLiteral = (v: number[]) => `[${v.join(',')}]`;
 
 async function embed(services: CoreServices, em: EntityManager, orgId: number, texts: string[], kind: 'query' | 'passage') {
@@ -38,35 +45,38 @@ async function embed(services: CoreServices, em: EntityManager, orgId: number, t
   }
 }
 
-export interface PreparedFacts { facts: FactInput[]; vectors: Map<string, { model: string; vector: number[] }> }
+export interface PreparedFacts {
+  facts: FactInput[];
+  /** Every node the facts link. */
+  nodes: NodeRef[];
+  /** Vectors of the nodes the member does not have yet, by nodeKey. */
+  vectors: Map<string, { model: string; vector: number[] }>;
+}
 
 /**
  * Before the transaction: the vectors of the facts' nodes the member does not have yet (when the org has an
  * embedder). A failing embedder is 502 and nothing is written.
  */
 export async function prepareFacts(em: EntityManager, services: CoreServices, owner: Owner, facts: FactInput[]): Promise<PreparedFacts> {
-  const nodes = new Map<string, NodeRef>();
-  for (const f of facts) for (const n of [f.subject, f.object]) nodes.set(nodeKey(n), n);
-  const existing: { kind: string; label: string }[] = nodes.size === 0 ? [] : await em.execute(
+  const nodes = nodesOf(facts);
+  const existing: { kind: string; label: string }[] = nodes.length === 0 ? [] : await em.execute(
     `select n.kind, n.label from agents_profile_nodes n join json_to_recordset(?::json) as r(kind text, label text)
        on n.kind = r.kind and n.label = r.label where n.organization_id = ? and n.member_id = ?`,
-    [JSON.stringify([...nodes.values()]), owner.orgId, owner.member]);
-  for (const n of existing) nodes.delete(nodeKey(n));
-  const missing = [...nodes.values()];
+    [JSON.stringify(nodes), owner.orgId, owner.member]);
+  const known = new Set(existing.map(nodeKey));
+  const missing = nodes.filter((n) => !known.has(nodeKey(n)));
   const vectors = new Map<string, { model: string; vector: number[] }>();
-  if (!missing.length) return { facts, vectors };
+  if (!missing.length) return { facts, nodes, vectors };
   const embedded = await embed(services, em, owner.orgId, missing.map(nodeText), 'passage');
   if (embedded) missing.forEach((n, i) => vectors.set(nodeKey(n), { model: embedded.model, vector: embedded.vectors[i] }));
-  return { facts, vectors };
+  return { facts, nodes, vectors };
 }
 
 /** Write prepared facts in the caller's transaction; each relation with the confidence it now has. */
 export async function writeFacts(em: EntityManager, owner: Owner, prepared: PreparedFacts, withVectors: boolean): Promise<Relation[]> {
-  const { facts, vectors } = prepared;
+  const { facts, nodes, vectors } = prepared;
   if (!facts.length) return [];
-  const nodes = new Map<string, NodeRef>();
-  for (const f of facts) for (const n of [f.subject, f.object]) nodes.set(nodeKey(n), n);
-  const rows = [...nodes.values()].map((n) => {
+  const rows = nodes.map((n) => {
     const v = vectors.get(nodeKey(n));
     return { kind: n.kind, label: n.label, model: v?.model ?? null, vector: v ? vectorLiteral(v.vector) : null };
   });
@@ -114,9 +124,7 @@ export async function readProfile(em: EntityManager, owner: Owner, limit: number
   const rows: RelationRow[] = await em.execute(
     `${RELATION_SELECT} where e.organization_id = ? and e.member_id = ? order by e.confidence desc, e.id desc limit ?`, [owner.orgId, owner.member, limit]);
   const relations = rows.map(relationOf);
-  const nodes = new Map<string, NodeRef>();
-  for (const r of relations) for (const n of [r.subject, r.object]) nodes.set(nodeKey(n), n);
-  return { nodes: [...nodes.values()], relations };
+  return { nodes: nodesOf(relations), relations };
 }
 
 /** Relations from subjects of that label (any case), optionally of one relation (any case). */

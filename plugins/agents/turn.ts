@@ -87,12 +87,12 @@ export async function turnCommit(em: EntityManager, services: CoreServices, org:
   checkSealable(services, input.memories ?? []);
   const prepared = await prepareFacts(em, services, owner, input.facts ?? []);
   return em.transactional(async (tx) => {
-    await putConversation(tx, owner, input.conversation_id, { channel_id: input.channel_id, visibility: input.visibility });
+    const { conversation } = await putConversation(tx, owner, input.conversation_id, { channel_id: input.channel_id, visibility: input.visibility });
     const seqs = input.messages?.length ? await appendMessages(tx, owner, input.conversation_id, input.messages) : [];
     let summarySeq: number | null = null;
     if (input.summary) {
       // Without covers, the summary covers every message so far (this turn's included).
-      const covers = input.summary.covers ?? (await findConversation(tx, owner, input.conversation_id))!.last_seq;
+      const covers = input.summary.covers ?? seqs.at(-1) ?? conversation.last_seq;
       summarySeq = (await addSummary(tx, owner, input.conversation_id, { content: input.summary.content, covers })).covers;
     }
     const memories = input.memories?.length ? await addMemories(tx, services, owner, input.memories) : [];

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { HttpError, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { knowledgeContext } from './context.js';
+import { knowledgeContext, type KnowledgeContext } from './context.js';
 import { extractDocument, ExtractFailed } from './extract/index.js';
 import { splitPassages } from './extract/passages.js';
 import { recordRun } from './runs.js';
@@ -52,12 +52,14 @@ interface UploadContext { em: EntityManager; org: OrgSnapshot; services: CoreSer
 
 /** Every file in turn; never throws for one file's failure. */
 export async function uploadDocuments(ctx: UploadContext, files: UploadedFile[], options: UploadOptions): Promise<FileResult[]> {
+  // One read of the org's settings and one embedder for the whole upload.
+  const knowledge = await knowledgeContext(ctx.services, ctx.em, ctx.org);
   const results: FileResult[] = [];
-  for (const file of files) results.push(await uploadOne(ctx, file, options));
+  for (const file of files) results.push(await uploadOne(ctx, knowledge, file, options));
   return results;
 }
 
-async function uploadOne(ctx: UploadContext, file: UploadedFile, options: UploadOptions): Promise<FileResult> {
+async function uploadOne(ctx: UploadContext, knowledge: KnowledgeContext, file: UploadedFile, options: UploadOptions): Promise<FileResult> {
   const { em, org, services } = ctx;
   const startedAt = new Date();
   const key = documentKey(options.folder, file.name);
@@ -65,7 +67,6 @@ async function uploadOne(ctx: UploadContext, file: UploadedFile, options: Upload
   try {
     if (!key) throw new ExtractFailed('The file name gives no source key: name the file with letters or digits');
     await services.limits.consume(em, org.id, UPLOADS_LIMIT, 1);
-    const knowledge = await knowledgeContext(services, em, org);
     const { chunk_chars: chunkChars, chunk_overlap: overlap } = knowledge.settings;
     // The same bytes at the same passage size are the same version: nothing to read or write.
     const hash = `upload:${createHash('sha256').update(file.bytes).digest('hex')}:${chunkChars}:${overlap}`;

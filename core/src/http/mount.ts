@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteOptions } from 'fastify';
 import autoload from '@fastify/autoload';
 import { ManifestError, ROUTE_FILE, type Registry } from '../modules/registry.js';
-import { addCountLimitHooks, countLimitProblem } from '../limits/count-limit-route.js';
+import { addCountLimitHooks, asArray, countLimitProblem } from '../limits/count-limit-route.js';
 import type { AuthPolicies } from './auth-policies.js';
 import { notFound } from './errors.js';
 import { resolveTokenOrg } from './org-resolver.js';
@@ -49,8 +49,6 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
     child.addHook('onRoute', (route) => {
       route.config = { ...(route.config as object), module: options.module };
       if (route.config.auth === undefined && options.defaultAuth) route.config.auth = options.defaultAuth;
-      const auth = route.config.auth;
-      route.config.tokenOrg = typeof auth === 'string' && auth.startsWith('machine:') && !route.url.split('/').includes(':org');
       const methods = ([] as string[]).concat(route.method).join(',');
       const problem = options.policies.problem(route.config.auth, scopes);
       if (problem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, problem);
@@ -67,15 +65,22 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
         if (limitProblem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, limitProblem);
         addCountLimitHooks(route, app.quad.limits, route.config.countLimit);
       }
+      const auth = route.config.auth;
+      route.config.tokenOrg = typeof auth === 'string' && auth.startsWith('machine:') && !route.url.split('/').includes(':org');
+      // Only these routes pay for it: the token's org, bound and gated before the handler (after the child's hooks).
+      if (route.config.tokenOrg) route.onRequest = [...asArray(route.onRequest), bindTokenOrg] as RouteOptions['onRequest'];
     });
     const gate = (request: FastifyRequest) => (options.gate !== false && request.org && !options.registry.isEnabled(request.org.modules, options.module)
       ? notFound(`The ${options.module} module is off for this org`, 'module_off') : undefined);
-    child.addHook('onRequest', (request, _reply, done) => {
+    const bindTokenOrg = (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
       // Synchronous when the token's org is cached (the usual case), like the org of a URL.
-      const bound = request.routeOptions.config.tokenOrg ? resolveTokenOrg(request) : undefined;
+      const bound = resolveTokenOrg(request);
       if (bound) bound.then(() => done(gate(request)), done);
       else done(gate(request));
-    });
+    };
+    if (options.gate !== false) {
+      child.addHook('onRequest', (request, _reply, done) => done(gate(request)));
+    }
     if (routes instanceof URL) {
       const dir = fileURLToPath(routes);
       await checkRouteFiles(options.module, dir);

@@ -16,7 +16,8 @@ export function countLimitProblem(registry: ModuleRegistry, module: string, rout
   return null;
 }
 
-const asArray = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+/** A route option's hooks as a list (Fastify takes one function or several). */
+export const asArray = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
 /** Add the transaction and the reservation to a route that declares `config.countLimit`. */
 export function addCountLimitHooks(route: RouteOptions, limits: LimitsService, key: string) {

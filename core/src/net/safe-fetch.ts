@@ -6,7 +6,7 @@
 // every request has a total deadline. Operator URLs from the deployment's settings pass `trusted: true`: same
 // client and caps, no address check (an operator may run the embeddings service on loopback).
 import { lookup, Resolver } from 'node:dns/promises';
-import { Agent, buildConnector, request, type Dispatcher } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { isLocalhostName, normaliseAddress, refusedRange } from './address-policy.js';
 
 /** A plain GET of a page: the spec's crawl cap. */
@@ -122,9 +122,10 @@ interface SendInit { method: string; headers: Record<string, string>; body: stri
 
 async function send(url: URL, init: SendInit, deadline: AbortSignal, timeoutMs: number): Promise<Dispatcher.ResponseData> {
   try {
+    const { request } = await loadUndici();
     return await request(url, {
       method: init.method as Dispatcher.HttpMethod, headers: init.headers, body: init.body, signal: init.signal,
-      dispatcher: init.trusted ? trustedAgent() : publicAgent(),
+      dispatcher: init.trusted ? await trustedAgent() : await publicAgent(),
     });
   } catch (err) {
     throw failure(err, url, deadline, timeoutMs);
@@ -246,8 +247,8 @@ export async function assertPublicUrl(input: string | URL): Promise<URL> {
  * Resolve once and dial exactly what was checked: every address of the answer must be public (a name with one
  * private address among public ones is refused whole), and the socket's peer is checked again once connected.
  */
-function checkedConnector(): buildConnector.connector {
-  const dial = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
+function checkedConnector(build: typeof buildConnector): buildConnector.connector {
+  const dial = build({ timeout: CONNECT_TIMEOUT_MS });
   return (options, callback) => {
     const hostname = options.hostname;
     publicAddresses(hostname).then(([address]) => {
@@ -277,5 +278,14 @@ function describeRange(range: string): string {
 let publicDispatcher: Agent | null = null;
 let trustedDispatcher: Agent | null = null;
 const agentOptions = { headersTimeout: DEFAULT_TIMEOUT_MS, bodyTimeout: DEFAULT_TIMEOUT_MS, keepAliveTimeout: 4000 };
-const publicAgent = () => (publicDispatcher ??= new Agent({ ...agentOptions, connect: checkedConnector() }));
-const trustedAgent = () => (trustedDispatcher ??= new Agent({ ...agentOptions, connect: { timeout: CONNECT_TIMEOUT_MS } }));
+// undici is loaded on the first request (about 60 ms): a process that never fetches, such as a CLI command, skips it.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+const publicAgent = async () => {
+  const { Agent: Dispatching, buildConnector: build } = await loadUndici();
+  return (publicDispatcher ??= new Dispatching({ ...agentOptions, connect: checkedConnector(build) }));
+};
+const trustedAgent = async () => {
+  const { Agent: Dispatching } = await loadUndici();
+  return (trustedDispatcher ??= new Dispatching({ ...agentOptions, connect: { timeout: CONNECT_TIMEOUT_MS } }));
+};

@@ -102,7 +102,7 @@ function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, c
       const structured = { error: outcome.error, reason: outcome.reason ?? null, status: outcome.status, ...outcome.details };
       // A client checks structuredContent against the tool's outputSchema when there is one, errors included: such
       // a tool's error is its text alone.
-      const declaresOutput = options.tools.visible(org, caller).some((t) => t.name === params.name && t.output);
+      const declaresOutput = options.tools.services.registry.tools.get(params.name)?.output !== undefined;
       return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], ...(!declaresOutput && { structuredContent: structured }) };
     }
     const value = 'confirm_required' in outcome ? { confirm_required: true, preview: outcome.preview } : outcome.result;
