@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Module } from '../modules/types.js';
-import { createPool } from './pool.js';
+import { createPool, endPool } from './pool.js';
 
 export interface MigrationFile { module: string; name: string; sql: string; checksum: string }
 
@@ -82,7 +82,7 @@ export async function migrate(connectionString: string, modules: readonly Module
   try {
     await runWorkerMigrations({ pgPool: pool });
   } finally {
-    await pool.end();
+    await endPool(pool);
   }
   return { applied, extensions };
 }

@@ -4,7 +4,7 @@
 // took, measured here), so started_at <= finished_at whatever the process's clock says.
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
-import { createPool } from '../db/pool.js';
+import { createPool, endPool } from '../db/pool.js';
 
 /** How long a run may go on before its row says running. */
 const RUNNING_AFTER_MS = 100;
@@ -46,7 +46,7 @@ export class RunRecords {
   }
 
   async end() {
-    await this.pool.end();
+    await endPool(this.pool);
   }
 
   /** A run started through startJob: its row is queued. */

@@ -5,7 +5,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Logger, parseCronItems, run, type JobHelpers, type Runner, type TaskList } from 'graphile-worker';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { forkFor } from '../db/orm.js';
-import { createPool } from '../db/pool.js';
+import { createPool, endPool } from '../db/pool.js';
 import { storableText } from '../db/storable-text.js';
 import { publicMessage } from '../http/errors.js';
 import type { JobDecl } from '../modules/types.js';
@@ -49,7 +49,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     parsedCronItems: parseCronItems(cron),
     logger: workerLogger(options.log),
   }).catch(async (err) => {
-    await pool.end();
+    await endPool(pool);
     await runs.end();
     throw err;
   });
@@ -57,7 +57,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     runner,
     async stop() {
       await runner.stop(); // running jobs finish and release their locks
-      await pool.end();
+      await endPool(pool);
       await runs.end();
     },
   };
