@@ -26,7 +26,6 @@ import { limitsModule } from './limits/module.js';
 import { orgModule } from './orgs/module.js';
 import { mcpModule, modulesModule } from './tools/module.js';
 import { ToolService } from './tools/tool-service.js';
-import { buildMcpApp } from './tools/mcp-server.js';
 import { adminModule } from './admin/module.js';
 import { secretsModule } from './secrets/module.js';
 import { SecretStore } from './secrets/store.js';
@@ -156,6 +155,9 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     await listener.start();
     if (role !== 'worker') {
       app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, version: VERSION, logger: log });
+      // Loaded here, not at the top: the MCP SDK (and zod) take half a second to load, which the CLI's commands and
+      // worker processes never need.
+      const { buildMcpApp } = await import('./tools/mcp-server.js');
       mcp = await buildMcpApp({ orm, orgs, machineTokens: auth.machineTokens, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
       await app.ready();
       if (options.listen !== false) {
