@@ -1,5 +1,6 @@
-// Builds the web side: the dashboard and store pages (core/web -> core/web/dist) and the dashboard pages of every
-// workspace plugin that has them (<package>/web/index.tsx -> <package>/web/dist/index.js, with @quad/web/build).
+// Builds the web side: the dashboard, the store pages and the member shell (core/web -> core/web/dist) and the pages
+// of every workspace plugin that has them (<package>/web/index.tsx -> <package>/web/dist/index.js, with
+// @quad/web/build).
 // Each part is rebuilt only when one of its inputs is newer than its last build (a stamp file in its dist), so
 // `npm start`, `npm test` (tap's `before`) and `npm run build` pay for a build only after a change.
 // `--force` (npm run build:web) rebuilds everything.
@@ -50,14 +51,14 @@ function pluginPackages() {
 
 export async function buildWeb({ force = false } = {}) {
   const webDist = join(WEB_ROOT, 'dist');
-  const webInputs = ['index.html', 'store', 'src', 'build', 'vite.config.ts', 'shared-modules.json', 'package.json'].map((f) => join(WEB_ROOT, f));
+  const webInputs = ['index.html', 'store', 'member', 'src', 'build', 'vite.config.ts', 'shared-modules.json', 'package.json'].map((f) => join(WEB_ROOT, f));
   // Vite and esbuild are loaded only to build: `npx quad` checks on every start, and nothing changed most times.
   if (force || isStale(webDist, webInputs)) {
     const started = Date.now();
     const { buildDashboard } = await import('../core/web/build/dashboard.mjs');
     await buildDashboard();
     stamp(webDist);
-    console.log(`built ${relative(ROOT, WEB_ROOT)}: the dashboard and store pages -> ${relative(ROOT, webDist)} (${Date.now() - started} ms)`);
+    console.log(`built ${relative(ROOT, WEB_ROOT)}: the dashboard, the store pages and the member shell -> ${relative(ROOT, webDist)} (${Date.now() - started} ms)`);
   }
   const helper = [join(WEB_ROOT, 'build', 'plugin-pages.mjs'), join(WEB_ROOT, 'shared-modules.json')];
   for (const pkg of pluginPackages()) {

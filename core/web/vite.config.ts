@@ -1,5 +1,5 @@
-// Vite builds the dashboard (index.html) and the member store pages (store/index.html) into dist/, served by the
-// service under /dashboard/ (core/src/http/web.ts). `npm run dev:web` serves them from source on :5173 and passes
+// Vite builds the dashboard (index.html), the member store pages (store/index.html) and the member shell of the
+// modules' member pages (member/index.html) into dist/, served by the service (core/src/http/web.ts). `npm run dev:web` serves them from source on :5173 and passes
 // the API (and the plugins' page bundles) through to the service on :8000.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -20,7 +20,7 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     rolldownOptions: {
-      input: { index: here('index.html'), store: here('store/index.html'), ...sharedInputs() },
+      input: { index: here('index.html'), store: here('store/index.html'), member: here('member/index.html'), ...sharedInputs() },
       // The shared modules are entries whose exports plugin bundles import.
       preserveEntrySignatures: 'exports-only',
       // Shared chunks are named by their hash alone (a chunk's first module's name misleads).

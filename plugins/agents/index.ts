@@ -1,7 +1,9 @@
 // @quad/plugin-agents: the agents module (spec document 2, "Agents"): the memory of agents that talk to members.
 // An agent keeps no database of its own; with an agent token of the org it keeps conversations, summaries, memories,
-// a profile graph and pending actions per member here (conversations.ts, memories.ts, profile.ts, pending.ts), pruned
-// by agents.prune (prune.ts). Turns, members' own data, tools and the dashboard page come with the next increments.
+// a profile graph and pending actions per member here (conversations.ts, memories.ts, profile.ts, pending.ts), reads
+// and commits a whole turn (turn.ts, also as tools: tools.ts), and agents.prune deletes what is past its time
+// (prune.ts). Members see and delete their own data (routes/me.ts, and their page /agents/<org>/me); officers get
+// the numbers only (routes/stats.ts, the Agents page; web/).
 import { defineModule } from '@quad/core';
 import { pruneJob } from './prune.js';
 import { agentsTools } from './tools.js';
@@ -22,6 +24,11 @@ export default defineModule({
   routes: new URL('./routes/', import.meta.url),
   tools: agentsTools,
   jobs: [pruneJob],
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'agents', title: 'Agents', icon: 'bot', component: 'AgentsPage' }],
+    memberPages: [{ path: 'me', title: 'Your data with the agents', component: 'MyAgentDataPage' }],
+  },
   settings: AgentsSettingsSchema,
   // The spec names it outside AGENTS_*.
   claims: { settings: ['AGENT_RETENTION_DAYS'] },

@@ -36,6 +36,16 @@ for (const enforce of [false, true]) {
       t.equal(user.username, 'bob');
     });
 
+    t.test('a next address on the service itself (a module\'s member page) is followed', async (t) => {
+      const page = 'http://quad.test/agents/acm/me';
+      const start = await quad.api.inject(`/api/accounts/chat/login?next=${encodeURIComponent(page)}`);
+      discord.signInAs(member.id);
+      const back = new URL((await fetch(start.headers.location as string, { redirect: 'manual' })).headers.get('location')!);
+      const callback = await quad.api.inject({ url: `${back.pathname}${back.search}`, headers: { cookie: cookieFrom(start) } });
+      t.equal(callback.statusCode, 302);
+      t.equal(callback.headers.location, page);
+    });
+
     t.test('a next address on another origin is ignored', async (t) => {
       const start = await quad.api.inject(`/api/accounts/chat/login?next=${encodeURIComponent('https://evil.example/x')}`);
       discord.signInAs(member.id);

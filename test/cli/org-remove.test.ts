@@ -2,11 +2,11 @@
 // typed back; when stdin is not a terminal it refuses unless --yes is given.
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { defaultDatabase, quad, ROOT } from './processes.js';
+import { defaultDatabase, quad, QUAD, ROOT } from './processes.js';
 
 /** `quad <args>` on a pseudo-terminal (util-linux `script`), answering `answer` to its question. */
 function onTerminal(args: string[], env: Record<string, string>, answer: string): Promise<{ code: number | null; output: string }> {
-  const command = ['node', '--import', 'tsx', 'core/src/cli.ts', ...args].join(' ');
+  const command = [...QUAD, ...args].join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], {
     cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
   });

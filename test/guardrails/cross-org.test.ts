@@ -27,6 +27,7 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /dashboard*': { why: 'the officer dashboard\'s static page and files, and the page bundles of the enabled plugins (the data comes from the API)' },
   'GET /store/:org': { why: 'the member store\'s static page (the data comes from the API)' },
   'GET /store/:org/login': { why: 'the member store\'s static sign-in page' },
+  'GET /agents/:org/me': { why: 'the member shell\'s static page for the agents module\'s member page (the data comes from the API, with the member\'s session)' },
   'OPTIONS *': { why: 'CORS preflight' },
   'GET /api/auth/login': { why: 'officer sign-in starts here (a redirect to Discord)' },
   'POST /api/auth/exchange': { why: 'officer sign-in: answers about the code sent only' },

@@ -7,12 +7,13 @@ import { createTestDatabase, startTestApp } from '@quad/core/testing';
 import { CORE_MODULES } from '../../core/src/quad.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { discordSettings, officerLogin } from '../support/sign-in.js';
+import { QUAD } from '../cli/processes.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 async function quadCli(args: string[], env: Record<string, string>) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'core/src/cli.ts', ...args], {
+    const { stdout, stderr } = await promisify(execFile)(QUAD[0]!, [...QUAD.slice(1), ...args], {
       cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
     });
     return { code: 0, out: stdout + stderr };

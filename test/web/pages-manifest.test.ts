@@ -1,6 +1,6 @@
 // A manifest's `pages` is checked at boot like the rest of it: the shape, a folder for the bundle, something to show,
-// and page paths that are neither the dashboard's own nor another module's. The shell's own paths and the core's
-// reserved list stay in step.
+// page paths that are neither the dashboard's own nor another module's, and member pages at addresses the service
+// does not serve itself. The shell's own paths and the core's reserved list stay in step.
 import t from 'tap';
 import { defineModule, type ModuleManifest } from '@quad/core';
 import { Registry } from '../../core/src/modules/registry.js';
@@ -10,6 +10,7 @@ import { CORE_PAGES, OLD_PATH_NAMES, SHELL_PATHS, redirectOf } from '../../core/
 
 const bundle = new URL('./web/dist/', import.meta.url);
 const page = { path: 'demo', title: 'Demo', component: 'DemoPage' };
+const member = { path: 'me', title: 'Yours', component: 'MinePage' };
 const base = (pages: ModuleManifest['pages'], name = 'demo'): ModuleManifest => ({ name, title: 'Demo', description: 'A demo', category: 'Tests', pages });
 const build = (...manifests: ModuleManifest[]) => new Registry([...CORE_MODULES, ...manifests.map(defineModule)]);
 
@@ -19,12 +20,14 @@ t.test('a module with pages', async (t) => {
   t.ok(build(base({ bundle: '/srv/demo/web', overviewCard: 'DemoCard' })), 'a path, and only an Overview card');
   const tabs = build(base({ bundle, activityTabs: [{ id: 'demo-runs', label: 'Demo runs', component: 'DemoRuns' }] }));
   t.same(tabs.get('demo')?.pages?.activityTabs, [{ id: 'demo-runs', label: 'Demo runs', component: 'DemoRuns' }], 'only an Activity tab');
+  const members = build(base({ bundle, memberPages: [member, { ...member, path: 'my-orders' }] }), base({ bundle, memberPages: [member] }, 'other'));
+  t.same(members.get('demo')?.pages?.memberPages?.map((p) => p.path), ['me', 'my-orders'], 'only member pages; two modules may each have a `me`');
 });
 
 const refusals: [string, ModuleManifest[], RegExp][] = [
   ['no bundle', [base({ list: [page] } as never)], /^Plugin "demo": pages\.bundle: /],
   ['a bundle that is no folder URL', [base({ bundle: new URL('https://example.com/pages/'), list: [page] })], /^Plugin "demo": pages\.bundle: must be a folder URL/],
-  ['nothing to show', [base({ bundle, list: [] })], /^Plugin "demo": pages: declares no page, no overviewCard and no activityTabs/],
+  ['nothing to show', [base({ bundle, list: [] })], /^Plugin "demo": pages: declares no page, no overviewCard, no activityTabs and no memberPages/],
   ['an Activity tab of the core', [base({ bundle, activityTabs: [{ id: 'errors', label: 'Mine', component: 'Mine' }] })], /^Plugin "demo": pages\.activityTabs\[0\]\.id: "errors" is a tab of Activity already/],
   ['one Activity tab twice', [base({ bundle, activityTabs: [{ id: 'runs', label: 'Runs', component: 'Runs' }] }), base({ bundle, activityTabs: [{ id: 'runs', label: 'Runs', component: 'Runs' }] }, 'other')], /^Plugin "other": pages\.activityTabs\[0\]\.id: "runs" is an Activity tab of module "demo" already/],
   ['an Activity tab id in capitals', [base({ bundle, activityTabs: [{ id: 'Runs', label: 'Runs', component: 'Runs' }] })], /^Plugin "demo": pages\.activityTabs\.0\.id: /],
@@ -38,6 +41,12 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
   ['an old path the shell redirects', [base({ bundle, list: [{ ...page, path: 'ci' }] })], /^Plugin "demo": pages\.list\[0\]\.path: "ci" is the dashboard's own path/],
   ['one path twice in a module', [base({ bundle, list: [page, page] })], /^Plugin "demo": pages\.list\[1\]\.path: "demo" is a page of this module already/],
   ['another module\'s path', [base({ bundle, list: [page] }), base({ bundle, list: [page] }, 'other')], /^Plugin "other": pages\.list\[0\]\.path: "demo" is a page of module "demo" already/],
+  ['a member page path of two segments', [base({ bundle, memberPages: [{ ...member, path: 'me/orders' }] })], /^Plugin "demo": pages\.memberPages\.0\.path: /],
+  ['a member page path in capitals', [base({ bundle, memberPages: [{ ...member, path: 'Me' }] })], /^Plugin "demo": pages\.memberPages\.0\.path: /],
+  ['a member page without a component', [base({ bundle, memberPages: [{ path: 'me', title: 'Yours' } as never] })], /^Plugin "demo": pages\.memberPages\.0\.component: /],
+  ['one member page path twice', [base({ bundle, memberPages: [member, member] })], /^Plugin "demo": pages\.memberPages\[1\]\.path: "me" is a member page of this module already/],
+  ['the core\'s store sign-in page', [base({ bundle, memberPages: [{ ...member, path: 'login' }] }, 'store')], /^Plugin "store": pages\.memberPages\[0\]\.path: \/store\/<org>\/login is the core's own page/],
+  ['member pages under the API', [base({ bundle, memberPages: [member] }, 'api')], /^Plugin "api": pages\.memberPages: would open under \/api\//],
 ];
 
 for (const [name, manifests, message] of refusals) {

@@ -1,6 +1,7 @@
 // The web clients the service serves (core/src/http/web.ts): the dashboard's page under /dashboard/ with the import
 // map its CSP allows by hash, hashed assets cached for a year, plugin page bundles of the enabled plugins only,
-// the store pages, and sign-in coming back to the served dashboard when DASHBOARD_URL is unset.
+// the store pages, the modules' member pages (the member shell, told the page in a <meta>), and sign-in coming
+// back to the served dashboard when DASHBOARD_URL is unset.
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { defineModule } from '@quad/core';
@@ -114,6 +115,37 @@ t.test('the served dashboard, store pages and plugin page bundles', async (t) =>
     t.same(switched.json().modules.find((m: { name: string }) => m.name === 'hello').pages, hello.pages, 'the switch answers the same listing');
     t.ok(switched.json().included.length > 0);
   });
+});
+
+t.test('a module\'s member page: the member shell with the import map, told which page and org to show', async (t) => {
+  const quad = await startTestApp(t, { plugins: ['./plugins/agents'] });
+  await quad.createOrg({ prefix: 'acm', name: 'ACM "<Club>" & $\' co', modules: { agents: true } });
+  await quad.createOrg({ prefix: 'quiet', modules: { agents: false } });
+  const page = await quad.api.inject('/agents/acm/me');
+  t.equal(page.statusCode, 200);
+  t.match(page.headers['content-type'], /^text\/html/);
+  t.equal(page.headers['cache-control'], 'no-cache');
+  const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(page.body)?.[1];
+  t.ok(map, 'the shell has the dashboard\'s import map, so the bundle shares React and the SDK');
+  const dashboardMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec((await quad.api.inject('/dashboard/')).body)?.[1];
+  t.equal(map, dashboardMap, 'the same one');
+  const csp = String(page.headers['content-security-policy']);
+  t.match(csp, `script-src 'self' 'sha256-${createHash('sha256').update(map!).digest('base64')}'`, 'the CSP still allows exactly that inline script');
+  t.equal([...page.body.matchAll(/<script\b/g)].length, 2, 'the import map and the shell\'s module, nothing inline added');
+  const meta = /<meta name="quad-member-page" content="([^"]*)" \/>/.exec(page.body)?.[1];
+  t.ok(meta, 'the page to show is named in a <meta>');
+  t.notMatch(meta!, /[<>"]/, 'the org\'s name is escaped');
+  const told = JSON.parse(meta!.replace(/&#(\d+);/g, (_m, c: string) => String.fromCharCode(Number(c))));
+  t.same(told, { entry: '/dashboard/plugins/agents/index.js', component: 'MyAgentDataPage', title: 'Your data with the agents', org: { prefix: 'acm', name: 'ACM "<Club>" & $\' co' } });
+  t.equal((await quad.api.inject(told.entry)).statusCode, 200, 'the bundle is served');
+
+  const off = await quad.api.inject('/agents/quiet/me');
+  t.same([off.statusCode, off.json().reason], [404, 'module_off'], 'not while the module is off for the org');
+  const unknown = await quad.api.inject('/agents/nope/me');
+  t.same([unknown.statusCode, unknown.json().reason], [404, 'unknown_org']);
+  t.equal((await quad.api.inject('/agents/acm/other')).statusCode, 404, 'only the declared pages');
+  const paths = Object.keys((await quad.api.inject('/openapi.json')).json().paths);
+  t.same(paths.filter((p) => p.startsWith('/agents')), [], 'hidden from the API document');
 });
 
 t.test('a plugin whose pages are not built boots, warns and serves nothing for them', async (t) => {

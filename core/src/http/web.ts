@@ -1,8 +1,8 @@
 // The web clients the service serves (built by `npm run build` into core/web/dist): the officer dashboard under
 // /dashboard/ (a one-page app: every path under it answers its index.html), the member store pages at /store/<org>
-// and /store/<org>/login, the dashboard's hashed assets (cached for a year), and the prebuilt page bundles of the
-// plugins the operator enabled under /dashboard/plugins/<module>/. Every route here is public and hidden from the
-// API document.
+// and /store/<org>/login, the modules' member pages at /<module>/<org>/<path> (the member shell, told which page to
+// show), the dashboard's hashed assets (cached for a year), and the prebuilt page bundles of the plugins the
+// operator enabled under /dashboard/plugins/<module>/. Every route here is public and hidden from the API document.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Settings } from '../config/schema.js';
 import type { Registry } from '../modules/registry.js';
-import { PLUGIN_PAGES_PREFIX, pagesBuildProblem, pagesFolder } from '../modules/pages.js';
+import { PLUGIN_PAGES_PREFIX, memberPageRoute, pagesBuildProblem, pagesEntryUrl, pagesFolder } from '../modules/pages.js';
+import type { MemberPageDecl, Module } from '../modules/types.js';
 import { notFound, unavailable } from './errors.js';
 
 /** Vite's output for core/web (the same folder from core/src and from core/dist). */
@@ -55,17 +56,33 @@ class BuiltPage {
   }
 }
 
+/** The member shell's name for the page it shows (core/web/src/member/main.tsx reads it). */
+export const MEMBER_PAGE_META = 'quad-member-page';
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The member shell's page for one member page of one org: the built page with a <meta> naming the module's bundle,
+ * the component and the org. No script is added, so the CSP's hash of the import map still holds.
+ */
+export function memberShellHtml(html: string, mod: Module, page: MemberPageDecl, org: { prefix: string; name: string }): string {
+  const told = { entry: pagesEntryUrl(mod), component: page.component, title: page.title, org: { prefix: org.prefix, name: org.name } };
+  // A function, so a `$` in the org's name is no replacement pattern.
+  return html.replace('</head>', () => `<meta name="${MEMBER_PAGE_META}" content="${escapeHtml(JSON.stringify(told))}" />\n</head>`);
+}
+
 export function webRoutes(registry: Registry): FastifyPluginAsync {
   return async (app) => {
     // Loaded with the API only (the CLI's commands import this file too, through the sign-in routes).
     const { default: fastifyStatic } = await import('@fastify/static');
     const dashboard = new BuiltPage(join(WEB_DIST, 'index.html'));
     const store = new BuiltPage(join(WEB_DIST, 'store', 'index.html'));
+    const member = new BuiltPage(join(WEB_DIST, 'member', 'index.html'));
     // Always the newest page (its asset names change with each build); the assets themselves never change.
-    const send = (page: BuiltPage, reply: FastifyReply) => {
+    const send = (page: BuiltPage, reply: FastifyReply, fill: (html: string) => string = (html) => html) => {
       const built = page.read();
       if (!built) throw unavailable('The dashboard is not built: run npm run build', 'dashboard_not_built');
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('content-security-policy', built.csp).send(built.html);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').header('content-security-policy', built.csp).send(fill(built.html));
     };
     const hidden = (operationId: string) => ({ schema: { hide: true, operationId } });
 
@@ -73,6 +90,16 @@ export function webRoutes(registry: Registry): FastifyPluginAsync {
     app.get('/dashboard/*', hidden('webDashboardPath'), (_request, reply) => send(dashboard, reply));
     app.get('/store/:org', hidden('webStore'), (_request, reply) => send(store, reply));
     app.get('/store/:org/login', hidden('webStoreLogin'), (_request, reply) => send(store, reply));
+    for (const mod of registry.modules) {
+      for (const page of mod.pages?.memberPages ?? []) {
+        // The operationId names module and path apart: `getAgentsByOrgMe` is the API's /api/agents/:org/me.
+        app.get(memberPageRoute(mod, page), hidden(`webMemberPage:${mod.name}/${page.path}`), (request, reply) => {
+          const org = request.org!;
+          if (!registry.isEnabled(org.modules, mod.name)) throw notFound(`The ${mod.name} module is off for this org`, 'module_off');
+          return send(member, reply, (html) => memberShellHtml(html, mod, page, org));
+        });
+      }
+    }
     // A file of a plugin that serves no pages is a 404, never the dashboard's page (a script must not load HTML);
     // the plugins' own folders (below) have longer prefixes, so they come first. A missing file in a served folder
     // is @fastify/static's 404.

@@ -127,6 +127,11 @@ export const ManifestSchema = Type.Object({
       label: Type.String({ minLength: 1, maxLength: 40 }),
       component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
     }, { additionalProperties: false }))),
+    memberPages: Type.Optional(Type.Array(Type.Object({
+      path: Type.String({ pattern: PAGE_PATH_PATTERN }),
+      title: Type.String({ minLength: 1, maxLength: 60 }),
+      component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
+    }, { additionalProperties: false }))),
   }, { additionalProperties: false })),
   databaseExtensions: Type.Array(Type.Object({
     name: Type.String({ minLength: 1 }),

@@ -1,9 +1,10 @@
 // Dashboard pages that modules bring (manifest `pages`): where a module's bundle lives, the checks the registry runs
-// on every module's pages together, and what the dashboard is told about them (the Explore listing's `pages`).
+// on every module's pages together, what the dashboard is told about them (the Explore listing's `pages`), and
+// where member pages open.
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ActivityTabDecl, Module, PageDecl } from './types.js';
+import type { ActivityTabDecl, MemberPageDecl, Module, PageDecl } from './types.js';
 
 /** Where the core serves a module's bundle folder (core/src/http/web.ts). */
 export const PLUGIN_PAGES_PREFIX = '/dashboard/plugins/';
@@ -16,6 +17,14 @@ export const RESERVED_PAGE_PATHS: ReadonlySet<string> = new Set([
   'overview', 'explore', 'tokens', 'activity', 'settings', 'superadmin', 'auth', 'signin', 'plugins', 'assets',
   'ci', 'notifications', 'modules', 'integrations', 'apps', 'compute', 'mcp', 'alerts',
 ]);
+
+/**
+ * Member pages open at /<module>/<org>/<path>: a module named after a top-level address the service serves itself
+ * (the API, the dashboard, the API docs, health) would put its pages under it, and `<module>/<path>` may not be one
+ * of the core's own member pages (core/src/http/web.ts).
+ */
+export const RESERVED_MEMBER_PAGE_ROOTS: ReadonlySet<string> = new Set(['api', 'dashboard', 'docs', 'health']);
+export const CORE_MEMBER_PAGES: ReadonlySet<string> = new Set(['store/login']);
 
 /** The Activity page's own tabs (core/web/src/pages/activity.tsx): a module's tab takes another id. */
 export const CORE_ACTIVITY_TABS: ReadonlySet<string> = new Set(['notifications', 'errors', 'changes', 'ci', 'job-runs']);
@@ -50,11 +59,15 @@ export function pagesProblem(modules: readonly Module[]): [string, string, strin
   const tabOwners = new Map<string, string>();
   for (const mod of modules) {
     if (!mod.pages) continue;
-    const { bundle, list = [], overviewCard, activityTabs = [] } = mod.pages;
+    const { bundle, list = [], overviewCard, activityTabs = [], memberPages = [] } = mod.pages;
     if (!(bundle instanceof URL && bundle.protocol === 'file:') && typeof bundle !== 'string') {
       return [mod.name, 'pages.bundle', 'must be a folder URL (new URL(\'./web/dist/\', import.meta.url)) or a path'];
     }
-    if (!list.length && !overviewCard && !activityTabs.length) return [mod.name, 'pages', 'declares no page, no overviewCard and no activityTabs'];
+    if (!list.length && !overviewCard && !activityTabs.length && !memberPages.length) {
+      return [mod.name, 'pages', 'declares no page, no overviewCard, no activityTabs and no memberPages'];
+    }
+    const memberProblem = memberPagesProblem(mod.name, memberPages);
+    if (memberProblem) return [mod.name, ...memberProblem];
     for (const [i, tab] of activityTabs.entries()) {
       if (CORE_ACTIVITY_TABS.has(tab.id)) return [mod.name, `pages.activityTabs[${i}].id`, `"${tab.id}" is a tab of Activity already; choose another`];
       const owner = tabOwners.get(tab.id);
@@ -71,6 +84,26 @@ export function pagesProblem(modules: readonly Module[]): [string, string, strin
   return null;
 }
 
+/** `[field, problem]` of a module's first member page that cannot be served at its address, or null. */
+function memberPagesProblem(module: string, memberPages: readonly MemberPageDecl[]): [string, string] | null {
+  if (memberPages.length && RESERVED_MEMBER_PAGE_ROOTS.has(module)) {
+    return ['pages.memberPages', `would open under /${module}/, an address of the service itself; a module of this name has no member pages`];
+  }
+  const seen = new Set<string>();
+  for (const [i, page] of memberPages.entries()) {
+    if (CORE_MEMBER_PAGES.has(`${module}/${page.path}`)) return [`pages.memberPages[${i}].path`, `/${module}/<org>/${page.path} is the core's own page; choose another`];
+    if (seen.has(page.path)) return [`pages.memberPages[${i}].path`, `"${page.path}" is a member page of this module already`];
+    seen.add(page.path);
+  }
+  return null;
+}
+
+/** The address of a member page (Fastify's form, `:org` for the org's prefix or id). */
+export const memberPageRoute = (mod: Module, page: MemberPageDecl) => `/${mod.name}/:org/${page.path}`;
+
+/** The entry's URL on this service (the dashboard and the member shell import it). */
+export const pagesEntryUrl = (mod: Module) => `${PLUGIN_PAGES_PREFIX}${mod.name}/${pagesEntry(mod)}`;
+
 export interface PageView { path: string; title: string; category: string; icon: string | null; component: string }
 
 /** What the dashboard needs to show a module's pages: the entry's URL (on this service) and the pages. */
@@ -80,7 +113,7 @@ export function pagesView(mod: Module): PagesView | null {
   if (!mod.pages) return null;
   const page = (p: PageDecl): PageView => ({ path: p.path, title: p.title, category: p.category ?? mod.category, icon: p.icon ?? null, component: p.component });
   return {
-    entry: `${PLUGIN_PAGES_PREFIX}${mod.name}/${pagesEntry(mod)}`,
+    entry: pagesEntryUrl(mod),
     list: (mod.pages.list ?? []).map(page),
     overview_card: mod.pages.overviewCard ?? null,
     activity_tabs: (mod.pages.activityTabs ?? []).map(({ id, label, component }) => ({ id, label, component })),

@@ -239,9 +239,26 @@ export interface PagesDecl {
    * Default: [].
    */
   activityTabs?: ActivityTabDecl[];
+  /**
+   * Pages for the org's members, outside the dashboard (no officer chrome, no officer sign-in): each opens at
+   * `/<module>/<org>/<path>`, where the core serves its member shell, which loads this bundle and renders the
+   * component with `{ org }` (`MemberPageProps`). The page reads the API with the member's own credential (the chat
+   * session cookie). Served while the module is on for the org. Default: [].
+   */
+  memberPages?: MemberPageDecl[];
 }
 
 export interface ActivityTabDecl { id: string; label: string; component: string }
+
+/** One member page (manifest `pages.memberPages`). */
+export interface MemberPageDecl {
+  /** One lower-case segment, unique in the module: `me` opens at /<module>/<org>/me. */
+  path: string;
+  /** The browser tab's title (with the org's name). */
+  title: string;
+  /** The named export of the bundle's entry that renders the page (a React component). */
+  component: string;
+}
 
 export interface DatabaseExtensionDecl {
   /** PostgreSQL extension name, e.g. `vector`. */

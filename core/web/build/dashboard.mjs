@@ -1,4 +1,4 @@
-// Build the dashboard and the store pages with Vite (vite.config.ts) into core/web/dist.
+// Build the dashboard, the store pages and the member shell with Vite (vite.config.ts) into core/web/dist.
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 

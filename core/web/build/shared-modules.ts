@@ -15,6 +15,8 @@ type Kind = 'commonjs' | 'module' | 'sdk';
 export const SHARED: Record<string, Kind> = JSON.parse(readFileSync(new URL('../shared-modules.json', import.meta.url), 'utf8'));
 const SDK_ENTRY = fileURLToPath(new URL('../src/sdk/index.ts', import.meta.url));
 const PREFIX = 'quad-shared:';
+/** The HTML entries that load plugin bundles, and so get the import map. */
+const PLUGIN_HOSTS = ['/web/index.html', '/web/member/index.html'];
 const requireHere = createRequire(import.meta.url);
 
 /** The entry that stands for a shared module. */
@@ -50,8 +52,8 @@ export function sharedModules(): Plugin {
     transformIndexHtml: {
       order: 'post',
       handler(_html, ctx) {
-        // Only the dashboard loads plugin pages (not the store pages).
-        if (!ctx.filename.endsWith('/web/index.html')) return [];
+        // Only the pages that load plugin bundles: the dashboard and the member shell (not the store pages).
+        if (!PLUGIN_HOSTS.some((page) => ctx.filename.endsWith(page))) return [];
         const imports: Record<string, string> = {};
         for (const specifier of Object.keys(SHARED)) {
           const id = `\0${PREFIX}${specifier}`;

@@ -31,7 +31,7 @@ t.test('routes are mounted', async (t) => {
     'DELETE /api/agents/:org/me', 'DELETE /api/agents/:org/me/conversations/:uuid', 'DELETE /api/agents/:org/me/memories/:id',
     'DELETE /api/agents/members/:chat_user_id/data', 'DELETE /api/agents/members/:chat_user_id/memories/:id',
     'DELETE /api/agents/members/:chat_user_id/profile/nodes', 'DELETE /api/agents/members/:chat_user_id/profile/relations',
-    'GET /api/agents/:org/me', 'GET /api/agents/members/:chat_user_id/channels/:channel/latest', 'GET /api/agents/members/:chat_user_id/conversations/:uuid',
+    'GET /api/agents/:org/me', 'GET /api/agents/:org/stats', 'GET /api/agents/members/:chat_user_id/channels/:channel/latest', 'GET /api/agents/members/:chat_user_id/conversations/:uuid',
     'GET /api/agents/members/:chat_user_id/conversations/:uuid/messages', 'GET /api/agents/members/:chat_user_id/memories',
     'GET /api/agents/members/:chat_user_id/profile', 'GET /api/agents/members/:chat_user_id/profile/matching', 'GET /api/agents/members/:chat_user_id/profile/similar',
     'POST /api/agents/members/:chat_user_id/channels/:channel/end',

@@ -12,10 +12,15 @@ import { ErrorBody, OrgParams } from '../../http/schemas.js';
 import { dashboardUrl } from '../../http/web.js';
 import { beginDiscordSignIn, checkSignInState, discordUserOfCode, memberRedirectUri, rememberDiscordUser, secureCookies } from './shared.js';
 
-/** Only send browsers back to our own clients (the dashboard and store pages this service serves, by default). */
+/**
+ * Only send browsers back to our own clients: the dashboard, the client (CLIENT_URL) and this service itself (its
+ * public address, REDIRECT_URI's origin, where the modules' member pages are served even when DASHBOARD_URL is
+ * elsewhere).
+ */
 function safeNext(app: FastifyInstance, next: string | undefined): string | undefined {
   if (!next) return undefined;
-  const allowed = [dashboardUrl(app.quad.settings), app.quad.settings.CLIENT_URL].filter(Boolean).map((u) => new URL(u!).origin);
+  const { settings } = app.quad;
+  const allowed = [dashboardUrl(settings), settings.CLIENT_URL, settings.REDIRECT_URI].filter(Boolean).map((u) => new URL(u!).origin);
   try {
     return allowed.includes(new URL(next).origin) ? next : undefined;
   } catch {

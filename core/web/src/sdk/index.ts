@@ -15,7 +15,7 @@ export { ConfirmDialog } from './ui/dialog.js';
 export { Page } from './ui/page.js';
 export { Tabs, tabId, type Tab } from './ui/tabs.js';
 export { ErrorNote, Loading } from './ui/notes.js';
-export type { PageProps } from './page-props.js';
+export type { PageProps, MemberPageProps } from './page-props.js';
 export { LineChart, summarize } from './ui/line-chart.js';
 export { usePagedApi, type PageAnswer } from './paged.js';
 export { UsageBar, NEAR_LIMIT } from './ui/usage-bar.js';
