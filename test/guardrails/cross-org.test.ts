@@ -10,7 +10,7 @@ import { appendFileSync } from 'node:fs';
 import t from 'tap';
 import { CREDENTIALS, privateValues, startCrossOrgWorld, type Category, type CredentialName, type Party, type PrivateValue } from './world.js';
 import { listRoutes, type RouteCase } from './routes.js';
-import { attempts, rowIds, rowUuids, toolArguments, type Attempt, type Target } from './requests.js';
+import { attempts, rowIds, rowKeys, rowUuids, toolArguments, type Attempt, type Target } from './requests.js';
 
 /**
  * Routes that may answer an outsider with something other than a refusal, and why. Their answers are still
@@ -83,7 +83,7 @@ t.test('cross-org matrix: routes and tools refuse outsiders, leak nothing and ch
   });
 
   const targetOf = (orgRef: string, snapshot: Awaited<ReturnType<typeof world.snapshot>>): Target =>
-    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot), uuids: rowUuids(snapshot) });
+    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot), uuids: rowUuids(snapshot), keys: rowKeys(snapshot) });
   const victimRefs = [victim.org.prefix, String(victim.org.id)];
 
   // Controls, before the snapshot: the victim's own people reach every GET route that takes ids with these ids,

@@ -14,6 +14,21 @@ export interface Target {
   ids: [table: string, ids: number[]][];
   /** Uuids of the victim's rows that have one (ids chosen by their writer, such as an agent's conversation ids). */
   uuids?: [table: string, uuids: string[]][];
+  /** Text ids of the victim's rows by column name (`pod_id`: ids an outside service chose, such as a provider's pod id). */
+  keys?: [column: string, values: string[]][];
+}
+
+/** The victim's text-valued `*_id` columns, from a snapshot. */
+export function rowKeys(snapshot: Snapshot): NonNullable<Target['keys']> {
+  const keys = new Map<string, string[]>();
+  for (const rows of Object.values(snapshot)) {
+    for (const row of rows) {
+      for (const [column, value] of Object.entries(row)) {
+        if (column.endsWith('_id') && typeof value === 'string') keys.set(column, [...(keys.get(column) ?? []), value]);
+      }
+    }
+  }
+  return [...keys];
 }
 
 /** The victim's row uuids by table, from a snapshot. */
@@ -70,6 +85,8 @@ function byName(name: string | undefined, hints: string[], target: Target): unkn
   if (n === 'uuid' || n.endsWith('_uuid')) return tableFor(hints, target.uuids ?? [])?.[0];
   const many = n === 'ids' ? idsFor(hints, target) : n.endsWith('_ids') ? idsFor([...hints, n.slice(0, -4)], target) : null;
   if (many) return many.length ? many : undefined;
+  const key = n.endsWith('_id') ? target.keys?.find(([column]) => column === n)?.[1][0] : undefined;
+  if (key !== undefined) return key;
   const one = n === 'id' ? idsFor(hints, target) : n.endsWith('_id') ? idsFor([...hints, n.slice(0, -3)], target) : [];
   return one[0];
 }

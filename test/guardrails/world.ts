@@ -10,6 +10,7 @@ import { startFakeDiscord, type FakeDiscord, type FakeUser } from '../fakes/disc
 import { startFakeIdp, type FakeIdp } from '../fakes/idp/index.js';
 import { startFakeGitHub } from '../fakes/github/index.js';
 import { startFakeEmbeddings } from '../fakes/embeddings.js';
+import { startFakeHostprov } from '../fakes/hostprov/index.js';
 import { allowOutside } from '../fakes/outside.js';
 import { bearer, cookieFrom, discordSettings, signInOfficer } from '../support/sign-in.js';
 
@@ -87,6 +88,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
   t.teardown(() => github.close());
   // Every org embeds (the deployment's default, and the victim's own service set below), so routes that embed answer.
   const embeddings = await startFakeEmbeddings(t);
+  // The pod provider: any org's key works, so the victim's pods live on its own account there.
+  const hostprov = await startFakeHostprov();
+  t.teardown(() => hostprov.close());
   allowOutside(t);
   const admin = discord.addUser({ username: 'root' });
   const quad = await startTestApp(t, {
@@ -103,6 +107,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       DISCORD_WEBHOOK_URL_BASE: `${discord.url}/api/webhooks/`,
       POINTS_GATEWAY: false,
       EMBEDDINGS_URL: embeddings.url,
+      HOSTPROV_API_URL: hostprov.url,
     },
   });
   const db = new pg.Client({ connectionString: quad.databaseUrl });
@@ -203,6 +208,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/${name}`, { value }), 200, `secret ${name}`);
       secrets.push({ category: 'secret', value, where: `secret ${name}` });
     }
+    // A pod of the victim on its own provider account (the key is the marker value set above).
+    await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods`, { gpu_type_id: 'probe-gpu', name: `${MARKER} pod`, env: { TOKEN: `${MARKER}-pod-env` } }), 201, 'pod');
     // The victim's own embeddings service: a working one (the marker values above are not URLs).
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/embeddings.url`, { value: embeddings.url }), 200, 'embeddings url');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/branding`, { website_url: 'https://victim.example' }), 200, 'branding');

@@ -1,0 +1,138 @@
+// Pod records (compute_pods) and the provider behind them: which provider client an org gets (its own API key,
+// the org secret hostprov_api_key), how a record and the provider's live view make the answer, and how the
+// provider's failures become the spec's statuses (its 4xx: 400 with its reason; its failures: 424).
+import { HttpError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { hostprovProvider } from './provider/hostprov.js';
+import { ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type ProviderPod } from './provider/types.js';
+import { API_KEY_SECRET, MODULE, PROVIDER, type PodsSettings } from './settings.js';
+
+export interface PodRow {
+  id: string; pod_id: string; provider: string; name: string; image: string;
+  gpu_type_id: string | null; gpu_count: number | null; cpu_flavor: string | null; vcpu_count: number | null;
+  cloud_type: string | null; container_disk_in_gb: number | null; volume_in_gb: number | null; volume_mount_path: string | null;
+  env_names: string[]; is_public: boolean; allowed_users: string[]; created_by: string | null; created_at: Date; updated_at: Date;
+}
+
+/** The provider's view of a pod now: its record of it, GONE, or UNKNOWN with why. */
+export type LiveStatus = { pod: ProviderPod } | { status: 'GONE' } | { status: 'UNKNOWN'; reason: string };
+
+const COLUMNS = `id, pod_id, provider, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type, container_disk_in_gb,
+  volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, created_at, updated_at`;
+
+export function podView(row: PodRow, live: LiveStatus) {
+  const pod = 'pod' in live ? live.pod : null;
+  return {
+    pod_id: row.pod_id, provider: row.provider, name: pod?.name ?? row.name, image: pod?.image ?? row.image,
+    kind: row.cpu_flavor !== null ? 'cpu' as const : 'gpu' as const,
+    gpu_type_id: row.gpu_type_id, gpu_count: row.gpu_count, cpu_flavor: row.cpu_flavor, vcpu_count: row.vcpu_count,
+    cloud_type: row.cloud_type, container_disk_in_gb: row.container_disk_in_gb, volume_in_gb: row.volume_in_gb, volume_mount_path: row.volume_mount_path,
+    env_names: row.env_names, is_public: row.is_public, allowed_users: row.allowed_users,
+    status: pod ? pod.status : (live as { status: string }).status,
+    status_reason: 'reason' in live ? live.reason : null,
+    ssh: pod?.ssh ?? null, cost_per_hour: pod?.costPerHour ?? null,
+    created_by: row.created_by, created_at: new Date(row.created_at).toISOString(), updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** The org's provider client, or null when the org has not set its API key (503 without SECRETS_KEY). */
+export async function orgProvider(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider | null> {
+  const apiKey = await services.secrets.get(em, orgId, API_KEY_SECRET);
+  if (!apiKey) return null;
+  const settings = services.moduleSettings<PodsSettings>(MODULE);
+  return hostprovProvider({ baseUrl: settings.HOSTPROV_API_URL, apiKey });
+}
+
+export const NOT_CONNECTED = `The org has no ${PROVIDER} API key: set ${API_KEY_SECRET} on Explore → Integrations first`;
+
+/** The org's provider, or 400 saying how to connect it. */
+export async function requireProvider(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider> {
+  const provider = await orgProvider(services, em, orgId);
+  if (!provider) throw badRequest(NOT_CONNECTED, 'provider_not_connected');
+  return provider;
+}
+
+/** A provider failure as the spec's answer: its refusal is 400 with its reason, its failure 424. */
+export function providerError(err: unknown): unknown {
+  if (err instanceof ProviderRefused) {
+    const hint = err.status === 401 || err.status === 403 ? ` (check the org's ${API_KEY_SECRET} on Explore → Integrations)` : '';
+    return new HttpError(400, `The pod provider refused: ${err.reason}${hint}`, 'provider_refused', { provider_status: err.status });
+  }
+  if (err instanceof ProviderFailed) return new HttpError(424, err.message, 'provider_failed');
+  return err;
+}
+
+/** Run a provider call; its errors become the spec's answers. */
+export async function askProvider<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw providerError(err);
+  }
+}
+
+export async function listPods(em: EntityManager, orgId: number): Promise<PodRow[]> {
+  return em.execute(`select ${COLUMNS} from compute_pods where organization_id = ? order by created_at desc, id desc`, [orgId]);
+}
+
+export async function findPod(em: EntityManager, orgId: number, podId: string, lock = false): Promise<PodRow> {
+  const [row]: PodRow[] = await em.execute(`select ${COLUMNS} from compute_pods where organization_id = ? and pod_id = ?${lock ? ' for update' : ''}`, [orgId, podId]);
+  if (!row) throw notFound(`No pod ${podId} in this org`, 'pod_not_found');
+  return row;
+}
+
+/** Live status of many pods with one list call; a pod missing from the provider's list is GONE. */
+export async function liveStatuses(provider: PodProvider | null, rows: PodRow[]): Promise<Map<string, LiveStatus>> {
+  const out = new Map<string, LiveStatus>();
+  if (!rows.length) return out;
+  if (!provider) {
+    for (const row of rows) out.set(row.pod_id, { status: 'UNKNOWN', reason: NOT_CONNECTED });
+    return out;
+  }
+  try {
+    const byId = new Map((await provider.list()).map((p) => [p.id, p]));
+    for (const row of rows) {
+      const pod = byId.get(row.pod_id);
+      out.set(row.pod_id, pod ? { pod } : { status: 'GONE' });
+    }
+  } catch (err) {
+    const failure = providerError(err) as Error;
+    for (const row of rows) out.set(row.pod_id, { status: 'UNKNOWN', reason: failure.message });
+  }
+  return out;
+}
+
+/** Live status of one pod (a failing provider is UNKNOWN with why, not a failed read). */
+export async function liveStatus(provider: PodProvider | null, podId: string): Promise<LiveStatus> {
+  if (!provider) return { status: 'UNKNOWN', reason: NOT_CONNECTED };
+  try {
+    const pod = await provider.get(podId);
+    return pod ? { pod } : { status: 'GONE' };
+  } catch (err) {
+    return { status: 'UNKNOWN', reason: (providerError(err) as Error).message };
+  }
+}
+
+export async function insertPod(em: EntityManager, orgId: number, pod: ProviderPod, spec: PodSpec, access: { is_public: boolean; allowed_users: string[] }, createdBy: string | null): Promise<PodRow> {
+  const [row]: PodRow[] = await em.execute(
+    `insert into compute_pods (organization_id, provider, pod_id, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type,
+       container_disk_in_gb, volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, string_to_array(?, ','), ?, string_to_array(?, ','), ?) returning ${COLUMNS}`,
+    [orgId, PROVIDER, pod.id, spec.name, spec.image, spec.gpu?.typeId ?? null, spec.gpu?.count ?? null, spec.cpu?.flavor ?? null, spec.cpu?.vcpus ?? null,
+      spec.cloudType ?? null, spec.containerDiskGb ?? null, spec.volume?.sizeGb ?? null, spec.volume?.mountPath ?? null,
+      Object.keys(spec.env).join(','), access.is_public, access.allowed_users.join(','), createdBy]);
+  return row;
+}
+
+export async function updateAccess(em: EntityManager, orgId: number, podId: string, access: { is_public?: boolean; allowed_users?: string[] }): Promise<PodRow> {
+  const [row]: PodRow[] = await em.execute(
+    `update compute_pods set is_public = coalesce(?, is_public),
+       allowed_users = case when ? then string_to_array(?, ',') else allowed_users end, updated_at = now()
+     where organization_id = ? and pod_id = ? returning ${COLUMNS}`,
+    [access.is_public ?? null, access.allowed_users !== undefined, (access.allowed_users ?? []).join(','), orgId, podId]);
+  if (!row) throw notFound(`No pod ${podId} in this org`, 'pod_not_found');
+  return row;
+}
+
+export async function deletePod(em: EntityManager, orgId: number, podId: string): Promise<void> {
+  await em.execute('delete from compute_pods where organization_id = ? and pod_id = ?', [orgId, podId]);
+}

@@ -1,0 +1,110 @@
+// Officer pod routes (spec "Officer pod routes", prefix /api/compute/<org>): the org's pods with their live status,
+// create (on the org's own provider account, within podhost.pods), one pod, its access (is_public, allowed_users),
+// actions (start, stop, restart, terminate) and the org's default image. Each change is audited and raises a pod
+// event (notifications and outbound webhooks).
+import { OrgParams, Type, type RoutesPlugin } from '@quad/core';
+import { podSpec } from '../create-body.js';
+import { orgPodImage } from '../org-settings.js';
+import {
+  askProvider, deletePod, findPod, insertPod, listPods, liveStatus, liveStatuses, orgProvider, podView, requireProvider, updateAccess,
+} from '../pods.js';
+import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParams, ProviderErrors, type PodAction } from '../schemas.js';
+import { MODULE, PODS_LIMIT, type PodsSettings } from '../settings.js';
+
+const officer = { auth: 'officer' as const };
+const PREFIX = '/api/compute/:org/pods';
+const PAST: Record<PodAction, string> = { start: 'started', stop: 'stopped', restart: 'restarted', terminate: 'terminated' };
+
+export default (async (app) => {
+  const services = app.quad;
+
+  app.get(PREFIX, {
+    config: officer,
+    schema: { tags: ['pods'], summary: 'The pods made here, with the provider\'s live status (GONE: the provider no longer has it; UNKNOWN: it could not be asked, and why)', params: OrgParams, response: { 200: Type.Object({ pods: Type.Array(PodOut) }), ...Errors, 503: ProviderErrors[503] } },
+  }, async (request) => {
+    const org = request.org!;
+    const rows = await listPods(request.em, org.id);
+    const live = await liveStatuses(rows.length ? await orgProvider(services, request.em, org.id) : null, rows);
+    return { pods: rows.map((row) => podView(row, live.get(row.pod_id)!)) };
+  });
+
+  app.post(PREFIX, {
+    config: officer,
+    schema: {
+      tags: ['pods'], summary: 'Create a pod on the org\'s provider account (400 with the provider\'s reason when it refuses, 424 when it fails, 409 at podhost.pods)',
+      params: OrgParams, body: CreateBody, response: { 201: PodOut, ...Errors, ...ProviderErrors },
+    },
+  }, async (request, reply) => {
+    const org = request.org!;
+    const settings = services.moduleSettings<PodsSettings>(MODULE);
+    const spec = podSpec(request.body, {
+      image: (await orgPodImage(services, request.em, org.id)) ?? settings.PODHOST_POD_IMAGE,
+      name: `${org.prefix}-pod`,
+    });
+    const provider = await requireProvider(services, request.em, org.id);
+    const access = { is_public: request.body.is_public ?? false, allowed_users: request.body.allowed_users ?? [] };
+    // The limit's lock is held while the provider makes the pod, so two creates cannot both take the last place.
+    const row = await request.em.transactional(async (tx) => {
+      await services.limits.reserve(tx, org.id, PODS_LIMIT);
+      const pod = await askProvider(() => provider.create(spec));
+      try {
+        const made = await insertPod(tx, org.id, pod, spec, access, request.caller?.actor ?? null);
+        await request.audit(tx, 'podhost.pod_created', { pod_id: pod.id, name: spec.name, kind: spec.cpu ? 'cpu' : 'gpu' });
+        await services.emit(tx, { orgId: org.id, kind: 'podhost.pod_created', title: `Pod ${spec.name} created`, data: { pod_id: pod.id, name: spec.name } });
+        return { made, pod };
+      } catch (err) {
+        // Nothing of it is kept here: do not leave a pod billing on the org's account.
+        await provider.delete(pod.id).catch((cleanup: unknown) => request.log.error({ err: cleanup, pod: pod.id }, 'podhost: a pod made for a failed create could not be deleted'));
+        throw err;
+      }
+    });
+    return reply.code(201).send(podView(row.made, { pod: row.pod }));
+  });
+
+  app.get(`${PREFIX}/:pod_id`, {
+    config: officer,
+    schema: { tags: ['pods'], summary: 'One pod with its live status', params: PodParams, response: { 200: PodOut, ...Errors, 503: ProviderErrors[503] } },
+  }, async (request) => {
+    const org = request.org!;
+    const row = await findPod(request.em, org.id, request.params.pod_id);
+    return podView(row, await liveStatus(await orgProvider(services, request.em, org.id), row.pod_id));
+  });
+
+  app.put(`${PREFIX}/:pod_id`, {
+    config: officer,
+    schema: { tags: ['pods'], summary: 'Who may use the pod: is_public, allowed_users (chat user ids), or both', params: PodParams, body: AccessBody, response: { 200: PodOut, ...Errors, 503: ProviderErrors[503] } },
+  }, async (request) => {
+    const org = request.org!;
+    const row = await request.em.transactional(async (tx) => {
+      const updated = await updateAccess(tx, org.id, request.params.pod_id, request.body);
+      await request.audit(tx, 'podhost.pod_access', { pod_id: updated.pod_id, is_public: updated.is_public, allowed_users: updated.allowed_users.length });
+      return updated;
+    });
+    return podView(row, await liveStatus(await orgProvider(services, request.em, org.id), row.pod_id));
+  });
+
+  app.post(`${PREFIX}/:pod_id/action`, {
+    config: officer,
+    schema: {
+      tags: ['pods'], summary: 'start, stop (only its disk is billed), restart, or terminate (the pod and its record are deleted)',
+      params: PodParams, body: ActionBody, response: { 200: ActionOut, ...Errors, ...ProviderErrors },
+    },
+  }, async (request) => {
+    const org = request.org!;
+    const { action } = request.body;
+    const provider = await requireProvider(services, request.em, org.id);
+    const row = await findPod(request.em, org.id, request.params.pod_id);
+    if (action === 'terminate') {
+      await askProvider(() => provider.delete(row.pod_id));
+    } else {
+      await askProvider(() => provider[action](row.pod_id));
+    }
+    await request.em.transactional(async (tx) => {
+      if (action === 'terminate') await deletePod(tx, org.id, row.pod_id);
+      await request.audit(tx, `podhost.pod_${PAST[action]}`, { pod_id: row.pod_id });
+      await services.emit(tx, { orgId: org.id, kind: `podhost.pod_${PAST[action]}`, title: `Pod ${row.name} ${PAST[action]}`, data: { pod_id: row.pod_id, name: row.name } });
+    });
+    const pod = action === 'terminate' ? null : podView(row, await liveStatus(provider, row.pod_id));
+    return { pod_id: row.pod_id, action, pod };
+  });
+}) satisfies RoutesPlugin;

@@ -1,0 +1,20 @@
+// The pods module's deployment settings (manifest `settings`; spec "Pods": server settings) and the names they use.
+import { Type, type Static } from '@quad/core';
+
+/** The spec's key for the module: its scope, job, limit, settings and events are `podhost.*` / `PODHOST_*`. */
+export const MODULE = 'podhost';
+/** The only provider (spec: "The provider named hostprov is the only provider"). */
+export const PROVIDER = 'hostprov';
+/** The org secret holding the provider API key (set on the Integrations tab). */
+export const API_KEY_SECRET = 'hostprov_api_key';
+export const PODS_LIMIT = 'podhost.pods';
+
+export const PodsSettingsSchema = Type.Object({
+  PODHOST_POD_IMAGE: Type.String({ default: 'ghcr.io/quad-org/podhost:latest', minLength: 1, description: 'the pod image when neither the create body nor the org\'s pod_image names one' }),
+  PODHOST_CLI_NAME: Type.String({ default: 'podhost', pattern: '^[a-z][a-z0-9-]{0,31}$', description: 'the CLI\'s name in sign-in pages and errors' }),
+  HOSTPROV_API_URL: Type.String({ default: 'https://api.runpod.io/v2', minLength: 1, description: 'base URL of the pod provider\'s v2 REST API' }),
+});
+export type PodsSettings = Static<typeof PodsSettingsSchema>;
+
+/** Named by the spec or the provider outside PODHOST_*. */
+export const CLAIMED_SETTINGS = ['HOSTPROV_API_URL'];
