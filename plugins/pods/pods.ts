@@ -95,8 +95,8 @@ export async function liveStatuses(provider: PodProvider | null, rows: PodRow[])
       out.set(row.pod_id, pod ? { pod } : { status: 'GONE' });
     }
   } catch (err) {
-    const failure = providerError(err) as Error;
-    for (const row of rows) out.set(row.pod_id, { status: 'UNKNOWN', reason: failure.message });
+    const reason = unknownReason(err);
+    for (const row of rows) out.set(row.pod_id, { status: 'UNKNOWN', reason });
   }
   return out;
 }
@@ -108,8 +108,14 @@ export async function liveStatus(provider: PodProvider | null, podId: string): P
     const pod = await provider.get(podId);
     return pod ? { pod } : { status: 'GONE' };
   } catch (err) {
-    return { status: 'UNKNOWN', reason: (providerError(err) as Error).message };
+    return { status: 'UNKNOWN', reason: unknownReason(err) };
   }
+}
+
+/** Why the provider could not say: its own refusal or failure, in the words an answer would use; anything else is ours and thrown. */
+function unknownReason(err: unknown): string {
+  if (!(err instanceof ProviderRefused || err instanceof ProviderFailed)) throw err;
+  return (providerError(err) as Error).message;
 }
 
 export async function insertPod(em: EntityManager, orgId: number, pod: ProviderPod, spec: PodSpec, access: { is_public: boolean; allowed_users: string[] }, createdBy: string | null): Promise<PodRow> {
