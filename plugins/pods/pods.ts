@@ -83,7 +83,6 @@ export async function findPod(em: EntityManager, orgId: number, podId: string, l
 /** Live status of many pods with one list call; a pod missing from the provider's list is GONE. */
 export async function liveStatuses(provider: PodProvider | null, rows: PodRow[]): Promise<Map<string, LiveStatus>> {
   const out = new Map<string, LiveStatus>();
-  if (!rows.length) return out;
   if (!provider) {
     for (const row of rows) out.set(row.pod_id, { status: 'UNKNOWN', reason: NOT_CONNECTED });
     return out;

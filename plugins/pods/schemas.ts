@@ -8,6 +8,8 @@ export const PodIdPattern = '^[A-Za-z0-9_-]{1,64}$';
 export const EnvNamePattern = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 export const MAX_ALLOWED_USERS = 500;
 
+/** Every pods route so far is an officer's of the org. */
+export const officer = { auth: 'officer' as const };
 export const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 export const ProviderErrors = { 409: ErrorBody, 424: ErrorBody, 503: ErrorBody };
 export const PodParams = Type.Object({ org: OrgParams.properties.org, pod_id: Type.String({ pattern: PodIdPattern, description: 'the provider\'s pod id' }) });

@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { startSignInWorld } from '@quad/core/testing';
 import { sha256 } from '../../core/src/auth/secrets.js';
-import { serveTargets, withServer } from './harness.js';
+import { postLatency, serveTargets, withServer } from './harness.js';
 
 const { values } = parseArgs({ options: { requests: { type: 'string', default: '300' }, hold: { type: 'boolean', default: false } }, strict: false });
 const REQUESTS = Number(values.requests);
@@ -186,8 +186,6 @@ async function floorCommit(pool: pg.Pool, discord: DiscordTarget, authorization:
 
 // ---- the parent: measures ----
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-
 /** The n-th commit of a run: a question and its answer, a memory and a fact between nodes the member has. */
 function commitBody(served: Served, n: number): CommitBody & { visibility: 'private' } {
   return {
@@ -198,27 +196,9 @@ function commitBody(served: Served, n: number): CommitBody & { visibility: 'priv
   };
 }
 
-/** `requests` POSTs at `concurrency` (after a tenth as many unmeasured); p50 and p95 in ms. */
-async function latency(url: string, served: Served, body: (n: number) => object, concurrency: number, status: number) {
-  const timings: number[] = [];
-  let sent = 0;
-  const run = async (count: number, record: boolean) => {
-    let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        next++;
-        const start = process.hrtime.bigint();
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${served.token}` }, body: JSON.stringify(body(sent++)) });
-        const text = await res.text();
-        if (res.status !== status) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 300)}`);
-        if (record) timings.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-    }));
-  };
-  await run(Math.max(concurrency * 4, Math.ceil(REQUESTS / 10)), false);
-  await run(REQUESTS, true);
-  timings.sort((a, b) => a - b);
-  return { p50: percentile(timings, 0.5), p95: percentile(timings, 0.95) };
+/** `REQUESTS` POSTs at `concurrency` with the member's agent token (after a tenth as many unmeasured). */
+function latency(url: string, served: Served, body: (n: number) => object, concurrency: number, status: number) {
+  return postLatency(url, (n) => ({ body: body(n), token: served.token }), { concurrency, requests: REQUESTS, status });
 }
 
 const ms = (x: number) => `${x.toFixed(2).padStart(7)} ms`;

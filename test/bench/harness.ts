@@ -109,3 +109,40 @@ export async function measureCells<T>(
     for (const line of table) console.log(line);
   });
 }
+
+/** The value at fraction `p` (0–1) of ascending `sorted` values. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+
+export interface Latency { p50: number; p95: number; p99: number }
+
+/**
+ * Latency in ms of `requests` JSON POSTs to `url` at `concurrency`, after a tenth as many (at least four per
+ * connection) unmeasured: the n-th call (numbered across both runs) sends `call(n)`. Any other status than `status`
+ * stops the run.
+ */
+export async function postLatency(
+  url: string, call: (n: number) => { body: object; token: string },
+  options: { concurrency: number; requests: number; status?: number },
+): Promise<Latency> {
+  const { concurrency, requests, status = 200 } = options;
+  const timings: number[] = [];
+  let sent = 0;
+  const run = async (count: number, record: boolean) => {
+    let started = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (started < count) {
+        started++;
+        const { body, token } = call(sent++);
+        const start = process.hrtime.bigint();
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+        const text = await res.text();
+        if (res.status !== status) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 300)}`);
+        if (record) timings.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+    }));
+  };
+  await run(Math.max(concurrency * 4, Math.ceil(requests / 10)), false);
+  await run(requests, true);
+  timings.sort((a, b) => a - b);
+  return { p50: percentile(timings, 0.5), p95: percentile(timings, 0.95), p99: percentile(timings, 0.99) };
+}

@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { startTestApp } from '@quad/core/testing';
 import { sha256 } from '../../core/src/auth/secrets.js';
-import { serveTargets, withServer } from './harness.js';
+import { postLatency, serveTargets, withServer, type Latency } from './harness.js';
 import { TEXT_RANK_CAP } from '../../plugins/knowledge/search.js';
 import { createVectorBasis, loadPassages, makeQueries, MODEL, type BenchQuery } from './knowledge-data.js';
 
@@ -170,34 +170,12 @@ async function floorSearch(pool: pg.Pool, authorization: string, body: FloorBody
 
 // ---- the parent: measures ----
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-
-interface Latency { p50: number; p95: number; p99: number }
-
 /** `requests` searches at `concurrency`, each the next query of `queries`, after a tenth as many unmeasured. */
-async function latency(url: string, queries: BenchQuery[], tokenOf: (orgId: number) => string, concurrency: number, requests: number): Promise<Latency> {
-  const timings: number[] = [];
-  const run = async (count: number, record: boolean) => {
-    let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const q = queries[next++ % queries.length];
-        const start = process.hrtime.bigint();
-        const res = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${tokenOf(q.orgId)}` },
-          body: JSON.stringify({ query: q.text, embedding: q.embedding, embedding_model: MODEL, top_k: TOP_K }),
-        });
-        const body = await res.text();
-        if (!res.ok) throw new Error(`${url} answered ${res.status}: ${body.slice(0, 200)}`);
-        if (record) timings.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-    }));
-  };
-  await run(Math.max(concurrency * 4, Math.ceil(requests / 10)), false);
-  await run(requests, true);
-  timings.sort((a, b) => a - b);
-  return { p50: percentile(timings, 0.5), p95: percentile(timings, 0.95), p99: percentile(timings, 0.99) };
+function latency(url: string, queries: BenchQuery[], tokenOf: (orgId: number) => string, concurrency: number, requests: number): Promise<Latency> {
+  return postLatency(url, (n) => {
+    const q = queries[n % queries.length];
+    return { token: tokenOf(q.orgId), body: { query: q.text, embedding: q.embedding, embedding_model: MODEL, top_k: TOP_K } };
+  }, { concurrency, requests });
 }
 
 async function setMode(db: pg.Client, mode: 'hybrid' | 'vector') {

@@ -8,10 +8,9 @@ import { orgPodImage } from '../org-settings.js';
 import {
   askProvider, deletePod, findPod, insertPod, listPods, liveStatus, liveStatuses, orgProvider, podView, requireProvider, updateAccess,
 } from '../pods.js';
-import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParams, ProviderErrors, type PodAction } from '../schemas.js';
+import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParams, ProviderErrors, officer, type PodAction } from '../schemas.js';
 import { MODULE, PODS_LIMIT, type PodsSettings } from '../settings.js';
 
-const officer = { auth: 'officer' as const };
 const PREFIX = '/api/compute/:org/pods';
 const PAST: Record<PodAction, string> = { start: 'started', stop: 'stopped', restart: 'restarted', terminate: 'terminated' };
 
@@ -24,7 +23,8 @@ export default (async (app) => {
   }, async (request) => {
     const org = request.org!;
     const rows = await listPods(request.em, org.id);
-    const live = await liveStatuses(rows.length ? await orgProvider(services, request.em, org.id) : null, rows);
+    if (!rows.length) return { pods: [] };
+    const live = await liveStatuses(await orgProvider(services, request.em, org.id), rows);
     return { pods: rows.map((row) => podView(row, live.get(row.pod_id)!)) };
   });
 
@@ -92,8 +92,8 @@ export default (async (app) => {
   }, async (request) => {
     const org = request.org!;
     const { action } = request.body;
-    const provider = await requireProvider(services, request.em, org.id);
     const row = await findPod(request.em, org.id, request.params.pod_id);
+    const provider = await requireProvider(services, request.em, org.id);
     if (action === 'terminate') {
       await askProvider(() => provider.delete(row.pod_id));
     } else {

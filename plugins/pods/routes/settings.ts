@@ -2,10 +2,8 @@
 // GET shows them with the deployment's default and whether the provider key is set, for the pods page.
 import { OrgParams, type RoutesPlugin } from '@quad/core';
 import { orgPodImage, setOrgPodImage } from '../org-settings.js';
-import { Errors, SettingsBody, SettingsOut } from '../schemas.js';
+import { Errors, SettingsBody, SettingsOut, officer } from '../schemas.js';
 import { API_KEY_SECRET, MODULE, type PodsSettings } from '../settings.js';
-
-const officer = { auth: 'officer' as const };
 
 export default (async (app) => {
   const services = app.quad;
