@@ -21,10 +21,11 @@ import { buildWeb } from './build-web.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /**
- * Top-level folders of a package that are not part of its runtime (a nested `web/dist/` is). The core's test
- * harness (`@quad/core/testing`) serves tests, which run from source, and imports the fakes in test/.
+ * Top-level folders of a package that are not part of its runtime (bin/ holds launchers of dist/; a nested
+ * `web/dist/` is runtime). The core's test harness (`@quad/core/testing`) serves tests, which run from source, and
+ * imports the fakes in test/.
  */
-const SKIP = new Set(['node_modules', 'dist', 'test', 'testing', 'bench']);
+const SKIP = new Set(['node_modules', 'dist', 'test', 'testing', 'bench', 'bin']);
 
 function workspaces() {
   const { workspaces: globs } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -45,7 +46,8 @@ function sourceRoot(dir) {
 function files(dir, root = dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return (dir === root && SKIP.has(e.name)) || e.name.startsWith('.') ? [] : files(path, root);
+    // A folder with its own package.json is another package (the pods CLI): built as itself, not as part of this one.
+    if (e.isDirectory()) return (dir === root && SKIP.has(e.name)) || e.name.startsWith('.') || existsSync(join(path, 'package.json')) ? [] : files(path, root);
     // The package's own package.json and docs stay where they are; browser sources (web/*.tsx) are in the bundle.
     if (dir === root && (e.name === 'package.json' || e.name.endsWith('.md'))) return [];
     if (e.name.endsWith('.tsx')) return [];

@@ -4,6 +4,7 @@
 // jobs), which themselves depend on the registry and the manifest types. test/plugin-api/type-cycles.test.ts
 // keeps it that way.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from './config/schema.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import type { AuditInput } from './events/audit.js';
@@ -231,6 +232,22 @@ export interface SecretsService {
   open(context: string, sealed: string): string;
 }
 
+/**
+ * Member sign-in with Discord for a module's own flow, e.g. the pods CLI: the module serves the start route and its
+ * callback (whose URL must be a redirect of the Discord app), the core keeps the OAuth state in the session cookie.
+ */
+export interface MemberSignInService {
+  /** Redirect to Discord's authorize page; `context` (e.g. the org) comes back from complete(). 503 not_configured without CLIENT_ID. */
+  begin(request: FastifyRequest, reply: FastifyReply, options: { redirectUri: string; context: string; scope?: string }): FastifyReply;
+  /**
+   * At the callback: checks the state (the access decision oauth_state_mismatch), exchanges the code (400
+   * invalid_oauth_code; 503 when Discord does not answer) and remembers the user.
+   */
+  complete(request: FastifyRequest, reply: FastifyReply, options: { redirectUri: string; code?: string; state?: string }): Promise<{ user: { id: string; username: string; name: string }; context: string }>;
+  /** A CLI token (kind cli, scope podhost:connect, 90 days) for a member; revokes their previous one in the org. Shown once. */
+  issueCliToken(em: EntityManager, orgId: number, member: { chatUserId: string; name: string }): Promise<{ token: string; prefix: string; expiresAt: Date }>;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // CoreServices.
 
@@ -257,6 +274,8 @@ export interface CoreServices {
   readonly limits: LimitsService;
   /** The org's encrypted secrets and which integrations they connect. */
   readonly secrets: SecretsService;
+  /** Member sign-in with Discord for a module's own flow, and CLI tokens. */
+  readonly members: MemberSignInService;
   /** The org config store: one JSON value per `<area>.<name>` key (module settings, `branding`…). */
   readonly orgConfig: {
     get<T = unknown>(em: EntityManager, orgId: number, key: string): Promise<T | undefined>;

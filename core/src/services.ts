@@ -14,6 +14,7 @@ import { startJob } from './jobs/start.js';
 import { ManifestError } from './modules/registry.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
+import { memberSignIn } from './auth/module-sign-in.js';
 
 export type { CoreServices, DegradedFeature, VectorStatus } from './core-services.js';
 
@@ -54,6 +55,7 @@ export function createServices(deps: {
     discord: deps.discord,
     limits: deps.limits,
     secrets: deps.secrets,
+    members: memberSignIn,
     orgConfig: { get: getOrgConfig, set: setOrgConfig },
     registry: deps.registry,
     extensions: Object.freeze({ ...deps.extensions }),

@@ -5,6 +5,7 @@
 import { HttpError, SecretDecryptError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { iso, type Owner } from './conversations.js';
+import { storedConfidence } from './confidence.js';
 
 export const KINDS = ['episodic', 'semantic', 'profile', 'task'] as const;
 export type Kind = (typeof KINDS)[number];
@@ -56,7 +57,7 @@ export async function addMemories(em: EntityManager, services: CoreServices, own
     return {
       kind: m.kind, sensitivity: sensitive ? 'sensitive' : 'normal',
       content: sensitive ? null : m.content, sealed: sensitive ? services.secrets.seal(context(owner), m.content) : null,
-      confidence: m.confidence ?? DEFAULT_CONFIDENCE, source_seq: m.source_seq ?? null, expires_in_days: m.expires_in_days ?? null, n,
+      confidence: storedConfidence(m.confidence ?? DEFAULT_CONFIDENCE), source_seq: m.source_seq ?? null, expires_in_days: m.expires_in_days ?? null, n,
     };
   });
   const stored: MemoryRow[] = await em.execute(

@@ -4,6 +4,7 @@
 // imports it). Without that service, an embedder or pgvector there are no vectors, and /similar is 503.
 import { HttpError, defineService, notFound, type CoreServices, type EntityManager } from '@quad/core';
 import type { Owner } from './conversations.js';
+import { storedConfidence } from './confidence.js';
 
 export interface NodeRef { kind: string; label: string }
 export interface FactInput { subject: NodeRef; relation: string; object: NodeRef; confidence?: number }
@@ -87,7 +88,7 @@ export async function writeFacts(em: EntityManager, owner: Owner, prepared: Prep
      on conflict (organization_id, member_id, kind, label) do nothing`,
     [owner.orgId, owner.member, JSON.stringify(rows)]);
   const edges = facts.map((f) => ({
-    sk: f.subject.kind, sl: f.subject.label, relation: f.relation, ok: f.object.kind, ol: f.object.label, confidence: f.confidence ?? DEFAULT_FACT_CONFIDENCE,
+    sk: f.subject.kind, sl: f.subject.label, relation: f.relation, ok: f.object.kind, ol: f.object.label, confidence: storedConfidence(f.confidence ?? DEFAULT_FACT_CONFIDENCE),
   }));
   // One statement; a relation given twice in one body keeps its highest confidence like any other.
   const stored: { sk: string; sl: string; relation: string; ok: string; ol: string; confidence: number }[] = await em.execute(

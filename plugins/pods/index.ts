@@ -1,9 +1,13 @@
 // @quad/plugin-pods: the pods module (spec document 2, "Pods"; module id `podhost`, shown as Pods). Officers make GPU
 // and CPU pods on the org's own provider account (hostprov, provider/) and choose who may use them (pods.ts,
-// routes/pods.ts); the org's default image (routes/settings.ts). Coming next (issue 18): SSH keys and certificates,
-// members' connect and the CLI with its scope podhost:connect (only a member's own sign-in may hold it), connected
-// sessions and files over SSH, sessions and the scheduler, the pages.
+// routes/pods.ts); the org's keys (keys.ts) go into each pod, whose SSH trusts certificates the org's CA signs for
+// one pod (certificates.ts). Members get one with their session or CLI token (routes/me.ts; the CLI signs in at
+// routes/cli.ts and is its own package, cli/); the service itself logs in as root for connected sessions and files
+// (ssh/, routes/connected.ts, routes/files.ts). Members of the server (members.ts), sessions and the job that starts
+// and stops pods around them (sessions.ts, schedule.ts), tools for agents (tools.ts), the officers' page (web/).
 import { defineModule } from '@quad/core';
+import { scheduleJob } from './schedule.js';
+import { podsTools } from './tools.js';
 import { API_KEY_SECRET, CLAIMED_SETTINGS, MODULE, PODS_LIMIT, PROVIDER, PodsSettingsSchema } from './settings.js';
 
 export default defineModule({
@@ -22,10 +26,21 @@ export default defineModule({
     description: 'The org\'s own account at the pod provider: its pods are made and billed there.',
     secrets: [{ name: API_KEY_SECRET, label: 'API key' }],
   }],
+  // podhost:connect is not declared: it is no scope an officer may grant, only the one a member's CLI sign-in gets.
+  scopes: [
+    { name: 'podhost:read', description: 'See the org\'s pods with their live status, and their sessions' },
+    { name: 'podhost:manage', description: 'Start, stop and restart the org\'s pods and plan their sessions (not terminate, not access)', uses: ['hostprov'] },
+  ],
+  tools: podsTools,
+  jobs: [scheduleJob],
   events: ['podhost.pod_created', 'podhost.pod_started', 'podhost.pod_stopped', 'podhost.pod_restarted', 'podhost.pod_terminated'],
   migrations: new URL('./migrations/', import.meta.url),
   routes: new URL('./routes/', import.meta.url),
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [{ path: 'pods', title: 'Pods', icon: 'server', component: 'PodsPage' }],
+  },
   settings: PodsSettingsSchema,
   // Names the spec pins outside podhost_*: the tables compute_* (spec "Records") and the provider's URL setting.
-  claims: { tables: ['compute_pods'], settings: CLAIMED_SETTINGS },
+  claims: { tables: ['compute_pods', 'compute_keys', 'compute_connections', 'compute_sessions'], settings: CLAIMED_SETTINGS },
 });

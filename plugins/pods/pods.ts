@@ -4,6 +4,7 @@
 import { HttpError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
 import { hostprovProvider } from './provider/hostprov.js';
 import { ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type ProviderPod } from './provider/types.js';
+import type { PodAction } from './schemas.js';
 import { API_KEY_SECRET, MODULE, PROVIDER, type PodsSettings } from './settings.js';
 
 export interface PodRow {
@@ -100,6 +101,14 @@ export async function liveStatuses(provider: PodProvider | null, rows: PodRow[])
   return out;
 }
 
+/** The org's pods as answers, with one list call to the provider (none for an org without pods). */
+export async function podsWithStatus(services: CoreServices, em: EntityManager, orgId: number) {
+  const rows = await listPods(em, orgId);
+  if (!rows.length) return [];
+  const live = await liveStatuses(await orgProvider(services, em, orgId), rows);
+  return rows.map((row) => podView(row, live.get(row.pod_id)!));
+}
+
 /** Live status of one pod (a failing provider is UNKNOWN with why, not a failed read). */
 export async function liveStatus(provider: PodProvider | null, podId: string): Promise<LiveStatus> {
   if (!provider) return { status: 'UNKNOWN', reason: NOT_CONNECTED };
@@ -138,6 +147,23 @@ export async function updateAccess(em: EntityManager, orgId: number, podId: stri
   return row;
 }
 
+const PAST: Record<PodAction, string> = { start: 'started', stop: 'stopped', restart: 'restarted', terminate: 'terminated' };
+/** The event (and audit action) of a pod action: podhost.pod_started… */
+export const actionEvent = (action: PodAction) => `podhost.pod_${PAST[action]}`;
+
+/** Ask the provider for an action on the org's pod (its refusal 400, its failure 424). */
+export async function providerAction(provider: PodProvider, row: PodRow, action: PodAction): Promise<void> {
+  await askProvider(() => (action === 'terminate' ? provider.delete(row.pod_id) : provider[action](row.pod_id)));
+}
+
+/** After the provider did it, in the caller's transaction: terminate's bookkeeping and the pod's event. */
+export async function recordPodAction(services: CoreServices, em: EntityManager, orgId: number, row: PodRow, action: PodAction, data: Record<string, unknown> = {}): Promise<void> {
+  if (action === 'terminate') await deletePod(em, orgId, row.pod_id);
+  await services.emit(em, { orgId, kind: actionEvent(action), title: `Pod ${row.name} ${PAST[action]}`, data: { pod_id: row.pod_id, name: row.name, ...data } });
+}
+
+/** Terminate's bookkeeping: the record and its connection rows (spec "States and transitions"). */
 export async function deletePod(em: EntityManager, orgId: number, podId: string): Promise<void> {
+  await em.execute('delete from compute_connections where organization_id = ? and pod_id = ?', [orgId, podId]);
   await em.execute('delete from compute_pods where organization_id = ? and pod_id = ?', [orgId, podId]);
 }

@@ -1,5 +1,6 @@
 // Request and answer shapes of the pods routes (spec "Pod create body", "Officer pod routes").
 import { ErrorBody, OrgParams, Type } from '@quad/core';
+import { SESSION_MAX_HOURS } from './sessions.js';
 
 export const SnowflakePattern = '^[0-9]{1,20}$';
 /** The provider's pod ids (letters, digits, - and _). */
@@ -82,4 +83,56 @@ export const SettingsOut = Type.Object({
   pod_image: Nullable(Type.String()),
   default_image: Type.String({ description: 'PODHOST_POD_IMAGE, used when pod_image is null' }),
   provider_connected: Type.Boolean({ description: 'whether the org has set hostprov_api_key' }),
+});
+
+/** Member routes: a member's session, or their CLI token (podhost:connect); membership is checked at each request. */
+export const memberOrCli = { auth: 'memberOrCli' as const };
+
+export const MePodOut = Type.Object({
+  pod_id: Type.String(),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('gpu'), Type.Literal('cpu')]),
+  gpu_type_id: Nullable(Type.String()), gpu_count: Nullable(Type.Integer()),
+  cpu_flavor: Nullable(Type.String()), vcpu_count: Nullable(Type.Integer()),
+  status: Type.String(),
+  access: Type.Union([Type.Literal('public'), Type.Literal('allowed'), Type.Literal('officer')], { description: 'why the caller may connect: the pod is public, lists them, or they are an officer of the org (root)' }),
+});
+
+export const ConnectBody = Type.Object({
+  public_key: Type.String({ minLength: 1, maxLength: 16_384, description: 'the member\'s SSH public key, as in ~/.ssh/id_ed25519.pub' }),
+}, { additionalProperties: false });
+
+export const ConnectOut = Type.Object({
+  pod_id: Type.String(),
+  host: Type.String(),
+  port: Type.Integer(),
+  user: Type.String({ description: 'the SSH login (root; a member\'s certificate forces podhost-login into their own account)' }),
+  username: Type.String({ description: 'the member\'s account on the pod (podhost_<username>)' }),
+  user_folder: Type.String(),
+  is_admin: Type.Boolean({ description: 'an officer\'s root certificate, with no forced command' }),
+  principal: Type.String(),
+  certificate: Type.String({ description: 'OpenSSH user certificate for public_key (save as <key>-cert.pub)' }),
+  valid_after: Type.String({ format: 'date-time' }),
+  valid_before: Type.String({ format: 'date-time' }),
+});
+
+/** Sessions (time windows the schedule starts and stops the pod around). */
+const ZonedTime = (what: string) => Type.String({
+  minLength: 1, maxLength: 64,
+  description: `${what}: ISO 8601 with a time zone (Z or an offset), e.g. 2030-06-01T18:00:00+02:00`,
+});
+export const SessionBody = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  start_at: ZonedTime('start'),
+  stop_at: ZonedTime(`stop: after start_at, ${SESSION_MAX_HOURS} hours or less after it`),
+}, { additionalProperties: false });
+export const SessionOut = Type.Object({
+  id: Type.Integer(),
+  pod_id: Type.String(),
+  title: Type.String(),
+  start_at: Type.String({ format: 'date-time' }),
+  stop_at: Type.String({ format: 'date-time' }),
+  pod_started_by_schedule: Type.Boolean({ description: 'the schedule started the pod for this session (it was not already up)' }),
+  created_by: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
 });

@@ -12,9 +12,10 @@ export const PODS_LIMIT = 'podhost.pods';
 export const PodsSettingsSchema = Type.Object({
   PODHOST_POD_IMAGE: Type.String({ default: 'ghcr.io/quad-org/podhost:latest', minLength: 1, description: 'the pod image when neither the create body nor the org\'s pod_image names one' }),
   PODHOST_CLI_NAME: Type.String({ default: 'podhost', pattern: '^[a-z][a-z0-9-]{0,31}$', description: 'the CLI\'s name in sign-in pages and errors' }),
+  ACCOUNTS_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'the service\'s public base URL for the CLI sign-in: <ACCOUNTS_BASE_URL>/api/compute/cli/callback must be a redirect of the Discord app' })),
   HOSTPROV_API_URL: Type.String({ default: 'https://api.runpod.io/v2', minLength: 1, description: 'base URL of the pod provider\'s v2 REST API' }),
 });
 export type PodsSettings = Static<typeof PodsSettingsSchema>;
 
 /** Named by the spec or the provider outside PODHOST_*. */
-export const CLAIMED_SETTINGS = ['HOSTPROV_API_URL'];
+export const CLAIMED_SETTINGS = ['HOSTPROV_API_URL', 'ACCOUNTS_BASE_URL'];

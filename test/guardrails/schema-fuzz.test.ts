@@ -15,7 +15,8 @@ import {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './examples/hello-plugin'];
+const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './plugins/agents', './plugins/pods', './examples/hello-plugin'];
+const MODULES = { points: true, store: true, event_webhook: true, knowledge: true, agents: true, podhost: true, hello: true };
 const ADMIN = '999000444';
 const CLOSED = 'http://127.0.0.1:9'; // nothing listens: outbound calls fail at once
 
@@ -122,11 +123,11 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   const world = await startSignInWorld(t, {
     plugins: PLUGINS,
     role: 'api', // no job worker: the only writes are the requests'
-    orgModules: { points: true, store: true, event_webhook: true, knowledge: true, hello: true },
+    orgModules: MODULES,
     config: {
       SYS_ADMIN: [ADMIN], ACCESS_ENFORCE: true, SECRETS_KEY: [Buffer.alloc(32, 9).toString('base64')], POINTS_GATEWAY: false,
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
-      GITHUB_API_URL: CLOSED, DISCORD_WEBHOOK_URL_BASE: `${CLOSED}/api/webhooks/`,
+      GITHUB_API_URL: CLOSED, DISCORD_WEBHOOK_URL_BASE: `${CLOSED}/api/webhooks/`, HOSTPROV_API_URL: CLOSED, ACCOUNTS_BASE_URL: 'http://quad.test',
     },
   });
   const { quad, discord, org } = world;
@@ -135,7 +136,7 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   const admin = discord.addUser({ id: ADMIN, username: 'root' });
   const idpUser = idp.addUser({ emails: ['buyer@example.org'] }).id;
   // The superadmin works on a decoy org, so a valid-ish DELETE of an org never takes the world with it.
-  const decoy = () => quad.createOrg({ prefix: 'decoy', modules: { points: true, store: true, event_webhook: true, knowledge: true, hello: true } });
+  const decoy = () => quad.createOrg({ prefix: 'decoy', modules: MODULES });
   await decoy();
 
   async function memberSession(): Promise<string> {

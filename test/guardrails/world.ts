@@ -11,8 +11,12 @@ import { startFakeIdp, type FakeIdp } from '../fakes/idp/index.js';
 import { startFakeGitHub } from '../fakes/github/index.js';
 import { startFakeEmbeddings } from '../fakes/embeddings.js';
 import { startFakeHostprov } from '../fakes/hostprov/index.js';
+import { servePod } from '../fakes/pod-ssh/index.js';
 import { allowOutside } from '../fakes/outside.js';
 import { bearer, cookieFrom, discordSettings, signInOfficer } from '../support/sign-in.js';
+
+/** A member's SSH public key (made by ssh-keygen), for a certificate of the victim's pod. */
+const MEMBER_SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIARHF+GhfThOaBglCb0OTav4BjsVLpxPcZwdoDKV+/1r guardrails';
 
 /** The plugins an operator gets by default, plus the example a third party copies. */
 export const PLUGINS: string[] = [
@@ -108,6 +112,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       POINTS_GATEWAY: false,
       EMBEDDINGS_URL: embeddings.url,
       HOSTPROV_API_URL: hostprov.url,
+      ACCOUNTS_BASE_URL: 'http://quad.test',
     },
   });
   const db = new pg.Client({ connectionString: quad.databaseUrl });
@@ -208,8 +213,15 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/${name}`, { value }), 200, `secret ${name}`);
       secrets.push({ category: 'secret', value, where: `secret ${name}` });
     }
-    // A pod of the victim on its own provider account (the key is the marker value set above).
-    await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods`, { gpu_type_id: 'probe-gpu', name: `${MARKER} pod`, env: { TOKEN: `${MARKER}-pod-env` } }), 201, 'pod');
+    // A pod of the victim on its own provider account (the key is the marker value set above), served by a real sshd
+    // that trusts the victim's keys (its files and sessions answer), with a certificate of its member and a session.
+    const pod = await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods`, { gpu_type_id: 'probe-gpu', name: `${MARKER} pod`, is_public: true, env: { TOKEN: `${MARKER}-pod-env` } }), 201, 'pod');
+    const podSsh = await servePod(hostprov, pod.pod_id);
+    t.teardown(() => podSsh.close());
+    await expectStatus(await as({ cookie: v.memberCookie }, 'POST', `/api/compute${o}/me/pods/${pod.pod_id}/connect`, { public_key: MEMBER_SSH_KEY }), 200, 'pod certificate');
+    await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods/${pod.pod_id}/sessions`, {
+      title: `${MARKER} session`, start_at: new Date(Date.now() + 86_400_000).toISOString(), stop_at: new Date(Date.now() + 90_000_000).toISOString(),
+    }), 201, 'pod session');
     // The victim's own embeddings service: a working one (the marker values above are not URLs).
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/embeddings.url`, { value: embeddings.url }), 200, 'embeddings url');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/branding`, { website_url: 'https://victim.example' }), 200, 'branding');

@@ -195,7 +195,13 @@ export function createPolicies(auth: AuthServices) {
         request.caller = sessionCaller(request);
       },
       async authorize(request) {
-        return request.caller?.kind === 'machine' ? authorizeMachineOrg(request) : authorizeMember(request);
+        if (request.caller?.kind !== 'machine') return authorizeMember(request);
+        await authorizeMachineOrg(request);
+        // A CLI token speaks for one member, who must still be on the org's server (like a session's member).
+        const { token } = request.caller as MachineCaller;
+        if (token.kind !== 'cli' || !token.memberChatUserId) throw forbidden('Only a member\'s CLI token is accepted here', 'cli_token_required');
+        const org = request.org;
+        if (org) await auth.access.check(request, 'machine_token', 'not_member', () => auth.access.isMember(org, token.memberChatUserId!));
       },
     },
     machine: { authenticate: authenticateMachine, authorize: authorizeMachineOrg },

@@ -15,7 +15,9 @@ export interface SessionData {
   /** OAuth state of a sign-in in progress, its flow and where to send the browser afterwards. */
   state?: string;
   stateExpires?: number;
-  flow?: 'officer' | 'member';
+  flow?: 'officer' | 'member' | 'module';
+  /** A module's own sign-in flow (members.begin): what the module asked to get back at the callback. */
+  context?: string;
   client?: 'dashboard' | 'app';
   next?: string;
   /** Set by the member chat sign-in. */

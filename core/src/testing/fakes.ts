@@ -5,6 +5,7 @@ export * from '../../../test/fakes/idp/index.js';
 export * from '../../../test/fakes/github/index.js';
 export * from '../../../test/fakes/embeddings.js';
 export * from '../../../test/fakes/hostprov/index.js';
+export * from '../../../test/fakes/pod-ssh/index.js';
 export * from '../../../test/fakes/outside.js';
 export * from '../../../test/fakes/website.js';
 export * from '../../../test/fakes/dns.js';

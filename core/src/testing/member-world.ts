@@ -35,6 +35,8 @@ export interface MemberWorldOptions {
   enforce?: boolean;
   logger?: FastifyBaseLogger;
   config?: Record<string, unknown>;
+  /** Serve the API on a loopback port (`quad.url`), for clients in other processes. */
+  listen?: boolean;
 }
 
 export async function startMemberWorld(t: TeardownHost, options: MemberWorldOptions): Promise<MemberWorld> {
@@ -44,6 +46,7 @@ export async function startMemberWorld(t: TeardownHost, options: MemberWorldOpti
     plugins: options.plugins,
     orgModules: options.orgModules,
     logger: options.logger,
+    listen: options.listen,
     config: {
       ACCESS_ENFORCE: options.enforce ?? true,
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],

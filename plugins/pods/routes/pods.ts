@@ -4,15 +4,16 @@
 // event (notifications and outbound webhooks).
 import { OrgParams, Type, type RoutesPlugin } from '@quad/core';
 import { podSpec } from '../create-body.js';
+import { podImageEnv } from '../image-contract.js';
+import { ensureOrgKeys } from '../keys.js';
 import { orgPodImage } from '../org-settings.js';
 import {
-  askProvider, deletePod, findPod, insertPod, listPods, liveStatus, liveStatuses, orgProvider, podView, requireProvider, updateAccess,
+  actionEvent, askProvider, findPod, insertPod, liveStatus, orgProvider, podView, podsWithStatus, providerAction, recordPodAction, requireProvider, updateAccess,
 } from '../pods.js';
-import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParams, ProviderErrors, officer, type PodAction } from '../schemas.js';
+import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParams, ProviderErrors, officer } from '../schemas.js';
 import { MODULE, PODS_LIMIT, type PodsSettings } from '../settings.js';
 
 const PREFIX = '/api/compute/:org/pods';
-const PAST: Record<PodAction, string> = { start: 'started', stop: 'stopped', restart: 'restarted', terminate: 'terminated' };
 
 export default (async (app) => {
   const services = app.quad;
@@ -20,13 +21,7 @@ export default (async (app) => {
   app.get(PREFIX, {
     config: officer,
     schema: { tags: ['pods'], summary: 'The pods made here, with the provider\'s live status (GONE: the provider no longer has it; UNKNOWN: it could not be asked, and why)', params: OrgParams, response: { 200: Type.Object({ pods: Type.Array(PodOut) }), ...Errors, 503: ProviderErrors[503] } },
-  }, async (request) => {
-    const org = request.org!;
-    const rows = await listPods(request.em, org.id);
-    if (!rows.length) return { pods: [] };
-    const live = await liveStatuses(await orgProvider(services, request.em, org.id), rows);
-    return { pods: rows.map((row) => podView(row, live.get(row.pod_id)!)) };
-  });
+  }, async (request) => ({ pods: await podsWithStatus(services, request.em, request.org!.id) }));
 
   app.post(PREFIX, {
     config: officer,
@@ -42,11 +37,13 @@ export default (async (app) => {
       name: `${org.prefix}-pod`,
     });
     const provider = await requireProvider(services, request.em, org.id);
+    // The org's keys exist before its first pod asks for them (the pod trusts them from its first boot).
+    const keys = await ensureOrgKeys(services, request.em, org.id);
     const access = { is_public: request.body.is_public ?? false, allowed_users: request.body.allowed_users ?? [] };
     // The limit's lock is held while the provider makes the pod, so two creates cannot both take the last place.
     const row = await request.em.transactional(async (tx) => {
       await services.limits.reserve(tx, org.id, PODS_LIMIT);
-      const pod = await askProvider(() => provider.create(spec));
+      const pod = await askProvider(() => provider.create({ ...spec, env: { ...spec.env, ...podImageEnv(keys) } }));
       try {
         const made = await insertPod(tx, org.id, pod, spec, access, request.caller?.actor ?? null);
         await request.audit(tx, 'podhost.pod_created', { pod_id: pod.id, name: spec.name, kind: spec.cpu ? 'cpu' : 'gpu' });
@@ -94,15 +91,10 @@ export default (async (app) => {
     const { action } = request.body;
     const row = await findPod(request.em, org.id, request.params.pod_id);
     const provider = await requireProvider(services, request.em, org.id);
-    if (action === 'terminate') {
-      await askProvider(() => provider.delete(row.pod_id));
-    } else {
-      await askProvider(() => provider[action](row.pod_id));
-    }
+    await providerAction(provider, row, action);
     await request.em.transactional(async (tx) => {
-      if (action === 'terminate') await deletePod(tx, org.id, row.pod_id);
-      await request.audit(tx, `podhost.pod_${PAST[action]}`, { pod_id: row.pod_id });
-      await services.emit(tx, { orgId: org.id, kind: `podhost.pod_${PAST[action]}`, title: `Pod ${row.name} ${PAST[action]}`, data: { pod_id: row.pod_id, name: row.name } });
+      await recordPodAction(services, tx, org.id, row, action);
+      await request.audit(tx, actionEvent(action), { pod_id: row.pod_id });
     });
     const pod = action === 'terminate' ? null : podView(row, await liveStatus(provider, row.pod_id));
     return { pod_id: row.pod_id, action, pod };

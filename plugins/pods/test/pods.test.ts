@@ -2,26 +2,26 @@
 // rules and the image order, live status (RUNNING, EXITED, GONE, UNKNOWN), access, actions with their audit and
 // events, the org's default image, podhost.pods, and the provider's refusals (400) and failures (424).
 import t from 'tap';
-import { bearer, startFakeHostprov, startMemberWorld } from '@quad/core/testing';
+import { bearer } from '@quad/core/testing';
+import { API_KEY, startPodsWorld } from './world.js';
 
-const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
-const API_KEY = 'hp-test-key';
-const fake = await startFakeHostprov({ apiKey: API_KEY, ssh: { host: '127.0.0.1', port: 2222 } });
-t.teardown(() => fake.close());
-const w = await startMemberWorld(t, {
-  plugins: ['./plugins/pods'], orgModules: { podhost: true },
-  config: { SECRETS_KEY: [SECRETS_KEY], HOSTPROV_API_URL: fake.url, PODHOST_POD_IMAGE: 'example/podhost:1', LIMIT_PODHOST_PODS: 3 },
-});
-const { quad, org } = w;
-const officer = (method: string, url: string, body?: unknown) => w.call({ method, url: `/api/compute/${org.prefix}${url}`, token: w.officerToken, body });
+const w = await startPodsWorld(t, { connected: false, config: { PODHOST_POD_IMAGE: 'example/podhost:1', LIMIT_PODHOST_PODS: 3 } });
+const { quad, org, fake, asOfficer: officer } = w;
+fake.publishSshAt({ host: '127.0.0.1', port: 2222 });
 const create = (body: Record<string, unknown>) => officer('POST', '/pods', body);
 const GPU = { gpu_type_id: 'NVIDIA RTX A4000' };
 const creates = () => fake.requests.filter((r) => r.method === 'POST' && /\/pods$/.test(r.path));
 
 t.test('the routes', async (t) => {
   t.same(quad.routes('/api/compute'), [
-    'GET /api/compute/:org/pods', 'GET /api/compute/:org/pods/:pod_id', 'GET /api/compute/:org/settings',
-    'POST /api/compute/:org/pods', 'POST /api/compute/:org/pods/:pod_id/action', 'PUT /api/compute/:org/pods/:pod_id', 'PUT /api/compute/:org/settings',
+    'DELETE /api/compute/:org/pods/:pod_id/sessions/:id',
+    'GET /api/compute/:org/cli/login', 'GET /api/compute/:org/me/pods', 'GET /api/compute/:org/members', 'GET /api/compute/:org/members/roles',
+    'GET /api/compute/:org/pods', 'GET /api/compute/:org/pods/:pod_id', 'GET /api/compute/:org/pods/:pod_id/files',
+    'GET /api/compute/:org/pods/:pod_id/members', 'GET /api/compute/:org/pods/:pod_id/members/connected', 'GET /api/compute/:org/pods/:pod_id/sessions',
+    'GET /api/compute/:org/settings', 'GET /api/compute/cli/callback',
+    'POST /api/compute/:org/me/pods/:pod_id/connect', 'POST /api/compute/:org/pods', 'POST /api/compute/:org/pods/:pod_id/action',
+    ...['delete', 'download', 'mkdir', 'read', 'rename', 'upload', 'write'].map((op) => `POST /api/compute/:org/pods/:pod_id/files/${op}`),
+    'POST /api/compute/:org/pods/:pod_id/sessions', 'PUT /api/compute/:org/pods/:pod_id', 'PUT /api/compute/:org/settings',
   ]);
 });
 

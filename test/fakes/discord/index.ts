@@ -7,7 +7,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 
-export interface FakeUser { id: string; username: string; global_name: string | null; avatar: string | null }
+/** `bot` is set (true) only on bot accounts, as Discord sends it. */
+export interface FakeUser { id: string; username: string; global_name: string | null; avatar: string | null; bot?: true }
 export interface FakeRole { id: string; name: string; color: number; position: number; managed: boolean }
 export interface FakeGuild { id: string; name: string; icon: string | null; membersIntent: boolean; ownerId: string | null }
 export interface FakeMember { userId: string; roles: string[]; nick: string | null; joined_at: string }
@@ -30,12 +31,15 @@ export interface FakeDiscord {
   readonly botToken: string;
   /** The bot's own user (answered to GET /users/@me with the bot token). */
   readonly botUser: FakeUser;
-  addUser(u: { id?: string; username: string; global_name?: string | null; avatar?: string | null }): FakeUser;
+  addUser(u: { id?: string; username: string; global_name?: string | null; avatar?: string | null; bot?: boolean }): FakeUser;
+  /** membersIntent (default true) false: the bot lacks the Server Members intent, so the member list and search answer 403. */
   addGuild(g: { id?: string; name: string; icon?: string | null; membersIntent?: boolean; ownerId?: string }): FakeGuild;
   addRole(guildId: string, r: { id?: string; name: string; color?: number; position?: number; managed?: boolean }): FakeRole;
   addMember(guildId: string, userId: string, roleIds?: string[], nick?: string | null): FakeMember;
   removeMember(guildId: string, userId: string): void;
   setRoles(guildId: string, userId: string, roleIds: string[]): void;
+  /** Turn the bot's Server Members intent for a guild on or off (off: the member list and search answer 403). */
+  setMembersIntent(guildId: string, on: boolean): void;
   /** The user /oauth2/authorize signs in as (null: nobody, authorize answers 400). */
   signInAs(userId: string | null): void;
   /** A code as if the user had approved the authorize page, for tests that skip the browser hop. */
@@ -74,7 +78,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const clientId = options.clientId ?? '1200000000000000001';
   const clientSecret = options.clientSecret ?? 'fake-client-secret-0123456789';
   const botToken = options.botToken ?? 'fake-bot-token.ABCDEF.0123456789';
-  const botUser: FakeUser = { id: '1200000000000000002', username: 'quad-bot', global_name: null, avatar: null };
+  const botUser: FakeUser = { id: '1200000000000000002', username: 'quad-bot', global_name: null, avatar: null, bot: true };
 
   const users = new Map<string, FakeUser>([[botUser.id, botUser]]);
   const guilds = new Map<string, FakeGuild & { roles: Map<string, FakeRole>; members: Map<string, FakeMember> }>();
@@ -247,6 +251,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       if (seg.length === 2) return json(200, guildJson(g));
       if (seg.length === 3 && seg[2] === 'roles') return json(200, [...g.roles.values()].sort((a, b) => a.position - b.position));
       if (seg.length === 4 && seg[2] === 'members' && seg[3] === 'search') {
+        // Like the full list, Discord refuses member search without the Server Members intent.
+        if (!g.membersIntent) return discordError(403, 'Missing Access', 50001);
         if (query.query === undefined) return json(400, { message: 'Invalid Form Body', code: 50035, errors: { query: { _errors: [{ code: 'BASE_TYPE_REQUIRED' }] } } });
         const limit = Math.min(1000, Math.max(1, Number(query.limit ?? 1) || 1));
         const q = query.query.toLowerCase();
@@ -294,7 +300,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const fake: FakeDiscord = {
     url, clientId, clientSecret, botToken, botUser, messages, webhookPosts, requests,
     addUser(u) {
-      const user: FakeUser = { id: u.id ?? snowflake(), username: u.username, global_name: u.global_name ?? null, avatar: u.avatar ?? null };
+      const user: FakeUser = { id: u.id ?? snowflake(), username: u.username, global_name: u.global_name ?? null, avatar: u.avatar ?? null, ...(u.bot && { bot: true as const }) };
       users.set(user.id, user);
       return user;
     },
@@ -330,6 +336,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       if (!m) throw new Error(`fake discord: ${userId} is not a member of ${guildId}`);
       for (const r of roleIds) if (!g.roles.has(r)) throw new Error(`fake discord: no role ${r} in guild ${guildId}`);
       m.roles = [...roleIds];
+    },
+    setMembersIntent(guildId, on) {
+      guildOf(guildId).membersIntent = on;
     },
     signInAs(userId) {
       if (userId !== null) userOf(userId);

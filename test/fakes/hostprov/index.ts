@@ -77,6 +77,8 @@ export interface FakeHostprov {
   remove(id: string): void;
   /** Sets the pod's status as is (e.g. PROVISIONING, EXITED, ERROR; not upper-cased, to test readers). */
   setStatus(id: string, status: string): void;
+  /** From now on every running pod publishes its 22/tcp here (a real sshd started once the pods' keys exist). */
+  publishSshAt(endpoint: { host: string; port: number }): void;
   close(): Promise<void>;
 }
 
@@ -179,10 +181,11 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
   const requests: RecordedHostprovRequest[] = [];
   const forced: Forced[] = [];
   const held: ServerResponse[] = [];
+  let sshAt = options.ssh ?? null;
 
   const view = (p: StoredPod): FakeHostprovPod => {
     const running = p.status === 'RUNNING';
-    const ssh = options.ssh ?? { host: DEFAULT_SSH_HOST, port: p.sshPort };
+    const ssh = sshAt ?? { host: DEFAULT_SSH_HOST, port: p.sshPort };
     const publishes22 = running && p.ports.includes('22/tcp');
     const hourly = p.gpu ? p.gpu.count * FAKE_HOSTPROV_GPU_HOURLY : p.cpu!.vcpuCount * FAKE_HOSTPROV_VCPU_HOURLY;
     return {
@@ -353,6 +356,9 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
     },
     remove(id) {
       stored.delete(id);
+    },
+    publishSshAt(endpoint) {
+      sshAt = { ...endpoint };
     },
     setStatus(id, status) {
       const pod = stored.get(id);

@@ -21,6 +21,10 @@ const GUILDS_PAGE_MAX = 200;
 /** Webhook bases (the part of a webhook URL before /webhooks/) each keep a REST; production has one or two. */
 const WEBHOOK_BASES_MAX = 16;
 
+/** Where the bot's member-list permission is turned on; said by every refusal of a member-list read. */
+const MEMBER_LIST_HINT = 'the bot needs the Server Members intent (Discord Developer Portal → the application → Bot → '
+  + 'Privileged Gateway Intents) and must be in the server';
+
 /** nick || global_name || username (Discord's own precedence). */
 export function displayName(member: { nick?: string | null; user: { global_name?: string | null; username: string } }): string {
   return member.nick || member.user.global_name || member.user.username;
@@ -104,20 +108,20 @@ export class DiscordClient {
     return list(await this.bot('GET', Routes.guildRoles(snowflake(guildId, 'guildId'))), 'roles').map(toRole);
   }
 
-  /** Members whose username or nickname starts with query; limit is clamped to 1..1000. */
+  /** Members whose username or nickname starts with query; limit is clamped to 1..1000. Needs the Server Members intent, like listMembers. */
   async searchMembers(guildId: string, query: string, limit = 100): Promise<DiscordMember[]> {
     const q = new URLSearchParams({ query, limit: String(clampInt(limit, 1, MEMBERS_PAGE_MAX)) });
-    return list(await this.bot('GET', Routes.guildMembersSearch(snowflake(guildId, 'guildId')), q), 'members').map(toMember);
+    return list(await this.memberRead(Routes.guildMembersSearch(snowflake(guildId, 'guildId')), q), 'members').map(toMember);
   }
 
-  /** Every member of the guild (needs the Server Members intent; Discord answers 403 without it). */
+  /** Every member of the guild (needs the Server Members intent; without it a DiscordRequestError 403 that says so). */
   async listMembers(guildId: string): Promise<DiscordMember[]> {
     const route = Routes.guildMembers(snowflake(guildId, 'guildId'));
     const all: DiscordMember[] = [];
     let after = '0';
     for (;;) {
       const q = new URLSearchParams({ limit: String(this.membersPage), after });
-      const page = list(await this.bot('GET', route, q), 'members').map(toMember);
+      const page = list(await this.memberRead(route, q), 'members').map(toMember);
       all.push(...page);
       if (page.length < this.membersPage) return all;
       const last = page[page.length - 1]!.user.id;
@@ -172,6 +176,20 @@ export class DiscordClient {
       method: 'POST', route, label: `POST webhook ${m ? m[1] : '(unparsed)'}`, body, secrets,
       ...(url.search && { query: url.searchParams }),
     });
+  }
+
+  /**
+   * A read of the member list or member search. Discord refuses both with 403 Missing Access (code 50001) when the
+   * bot lacks the privileged Server Members intent (or is not in the server); the message says which setting to
+   * check, since Discord's own ("Missing Access") does not.
+   */
+  private async memberRead(route: RestCall['route'], query: URLSearchParams): Promise<unknown> {
+    try {
+      return await this.bot('GET', route, query);
+    } catch (err) {
+      if (!(err instanceof DiscordRequestError) || err.status !== 403) throw err;
+      throw new DiscordRequestError(`${err.message} (${MEMBER_LIST_HINT})`, err.status, err.code);
+    }
   }
 
   private async bot(method: 'GET' | 'POST', route: RestCall['route'], query?: URLSearchParams, body?: unknown): Promise<unknown> {

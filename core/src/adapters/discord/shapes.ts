@@ -28,7 +28,10 @@ function strOrNull(o: Json, key: string): string | null {
 
 export function toUser(v: unknown): DiscordUser {
   const o = record(v, 'user');
-  return { id: str(o, 'id'), username: str(o, 'username'), global_name: strOrNull(o, 'global_name'), avatar: strOrNull(o, 'avatar') };
+  const user: DiscordUser = { id: str(o, 'id'), username: str(o, 'username'), global_name: strOrNull(o, 'global_name'), avatar: strOrNull(o, 'avatar') };
+  // Discord sends `bot` only on bot accounts; kept only then, so a person's user object stays as it was.
+  if (o.bot === true) user.bot = true;
+  return user;
 }
 export function toMember(v: unknown): DiscordMember {
   const o = record(v, 'member');

@@ -25,7 +25,8 @@ export type DiscordChannelMessage = RESTPostAPIChannelMessageJSONBody;
 export type DiscordWebhookMessage = RESTPostAPIWebhookWithTokenJSONBody;
 export type DiscordEmbed = APIEmbed;
 
-export type DiscordUser = Pick<APIUser, 'id' | 'username' | 'global_name' | 'avatar'>;
+/** `bot` is present (true) only on bot accounts, as Discord sends it. */
+export type DiscordUser = Pick<APIUser, 'id' | 'username' | 'global_name' | 'avatar' | 'bot'>;
 
 export interface DiscordMember extends Pick<APIGuildMember, 'roles'> {
   user: DiscordUser;

@@ -29,13 +29,15 @@ export function currentSession(request: FastifyRequest): SessionData | undefined
 /** Start a Discord sign-in: a fresh state in the session, then the redirect to Discord's authorize page. */
 export function beginDiscordSignIn(
   app: FastifyInstance, request: FastifyRequest, reply: FastifyReply,
-  flow: NonNullable<SessionData['flow']>, extra: Pick<SessionData, 'client' | 'next'>, scope?: string,
+  flow: NonNullable<SessionData['flow']>, extra: Pick<SessionData, 'client' | 'next' | 'context'>, scope?: string,
+  /** A module flow's own callback (registered with the Discord app); the core's flows derive theirs from REDIRECT_URI. */
+  moduleRedirectUri?: string,
 ) {
   const { CLIENT_ID, REDIRECT_URI } = app.quad.settings;
-  if (!CLIENT_ID || !REDIRECT_URI) throw unavailable('Discord sign-in is not configured (CLIENT_ID, REDIRECT_URI)', 'not_configured');
+  if (!CLIENT_ID || !(REDIRECT_URI || moduleRedirectUri)) throw unavailable('Discord sign-in is not configured (CLIENT_ID, REDIRECT_URI)', 'not_configured');
   const state = randomSecret(24);
   writeSession(reply, { ...currentSession(request), ...extra, state, flow, stateExpires: Date.now() + LOGIN_STATE_SECONDS * 1000 }, secureCookies(app));
-  const redirectUri = flow === 'officer' ? REDIRECT_URI : memberRedirectUri(REDIRECT_URI);
+  const redirectUri = moduleRedirectUri ?? (flow === 'officer' ? REDIRECT_URI! : memberRedirectUri(REDIRECT_URI!));
   return reply.redirect(app.auth.discord.authorizeRedirect({ redirectUri, state, scope }));
 }
 

@@ -1,0 +1,59 @@
+// The org's SSH key pairs (spec "Records": compute_keys): `backend`, with which the service logs in to pods as root,
+// and `user_ca`, which signs certificates. Made at the org's first pod, exactly once even when first pods race (the
+// insert of both rows either wins or finds the winner's); private parts sealed with SECRETS_KEY, bound to their org
+// and kind so a row copied elsewhere does not open.
+import { generateKeyPairSync } from 'node:crypto';
+import sshpk from 'sshpk';
+import type { CoreServices, EntityManager } from '@quad/core';
+import { MODULE } from './settings.js';
+
+export type KeyKind = 'backend' | 'user_ca';
+export interface OrgKeyPair { publicKey: string; privateKey: string }
+interface KeyRow { kind: KeyKind; public_key: string; private_key_sealed: string }
+
+const sealContext = (orgId: number, kind: KeyKind) => `${MODULE}.key:${orgId}:${kind}`;
+
+/** A new ed25519 pair as OpenSSH writes it (`ssh-ed25519 AAAA… <comment>`, and the OPENSSH PRIVATE KEY block). */
+export function newKeyPair(comment: string): OrgKeyPair {
+  const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' });
+  const key = sshpk.parsePrivateKey(pem, 'pem');
+  key.comment = comment;
+  return { publicKey: key.toPublic().toString('ssh'), privateKey: key.toString('ssh') };
+}
+
+async function readKeys(em: EntityManager, orgId: number): Promise<KeyRow[]> {
+  return em.execute('select kind, public_key, private_key_sealed from compute_keys where organization_id = ?', [orgId]);
+}
+
+/**
+ * The org's public keys, made when it has none (at its first pod). Both rows go in one statement: a concurrent
+ * first pod either inserts nothing (`on conflict do nothing`) and reads the winner's, or wins.
+ */
+export async function ensureOrgKeys(services: CoreServices, em: EntityManager, orgId: number): Promise<Record<KeyKind, string>> {
+  let rows = await readKeys(em, orgId);
+  if (rows.length < 2) {
+    const made = (['backend', 'user_ca'] as const).map((kind) => ({ kind, pair: newKeyPair(`podhost-${kind}-org${orgId}`) }));
+    await em.execute(
+      `insert into compute_keys (organization_id, kind, public_key, private_key_sealed)
+       select ?, k.kind, k.public_key, k.sealed from json_to_recordset(?::json) as k(kind text, public_key text, sealed text)
+       on conflict (organization_id, kind) do nothing`,
+      [orgId, JSON.stringify(made.map(({ kind, pair }) => ({ kind, public_key: pair.publicKey, sealed: services.secrets.seal(sealContext(orgId, kind), pair.privateKey) })))]);
+    rows = await readKeys(em, orgId);
+  }
+  return Object.fromEntries(rows.map((r) => [r.kind, r.public_key])) as Record<KeyKind, string>;
+}
+
+/** One of the org's pairs with its private part opened, or null before the org's first pod. */
+export async function orgKey(services: CoreServices, em: EntityManager, orgId: number, kind: KeyKind): Promise<OrgKeyPair | null> {
+  const [row]: KeyRow[] = await em.execute('select kind, public_key, private_key_sealed from compute_keys where organization_id = ? and kind = ?', [orgId, kind]);
+  if (!row) return null;
+  return { publicKey: row.public_key, privateKey: services.secrets.open(sealContext(orgId, kind), row.private_key_sealed) };
+}
+
+/** The backend pair the service logs in to the org's pods with (made now if the org has none: an older org's pods then refuse it). */
+export async function backendKey(services: CoreServices, em: EntityManager, orgId: number): Promise<OrgKeyPair> {
+  const pair = await orgKey(services, em, orgId, 'backend');
+  if (pair) return pair;
+  await ensureOrgKeys(services, em, orgId);
+  return (await orgKey(services, em, orgId, 'backend'))!;
+}

@@ -1,0 +1,70 @@
+// Who is connected to a pod now (spec "Officer pod routes": GET /pods/<pod_id>/members/connected). One SSH command
+// within 5 seconds reads the pod's sessions (sessions.ts); each username maps to the member who last got a
+// certificate with it for the pod (compute_connections); names come from the org's Discord server for at most 50
+// members. The answer is always one: `unknown` with a reason when the pod is not running, SSH fails or is too slow,
+// or the pod has no podhost-login; names stay null when Discord cannot say.
+import type { CoreServices, EntityManager, OrgSnapshot } from '@quad/core';
+import type { FastifyBaseLogger } from 'fastify';
+import { namesOf } from '../members.js';
+import { liveStatus, orgProvider } from '../pods.js';
+import { withPodSsh } from './client.js';
+import { PodSshFailed } from './errors.js';
+import { loginFor, runningAddress } from './pod-login.js';
+import { PODHOST_LOGIN, SESSIONS_COMMAND, parseSessions, type ShellSession } from './sessions.js';
+
+/** Spec "Limits": connected-sessions SSH time limit. */
+export const CONNECTED_LIMIT_MS = 5_000;
+
+export interface ConnectedSession extends ShellSession {
+  chat_user_id: string | null;
+  name: string | null;
+}
+
+export interface Connected {
+  state: 'known' | 'unknown';
+  reason: string | null;
+  sessions: ConnectedSession[];
+}
+
+const unknown = (reason: string): Connected => ({ state: 'unknown', reason, sessions: [] });
+
+/** The pod's connected sessions; the caller has checked that the pod is the org's. */
+export async function connectedSessions(services: CoreServices, em: EntityManager, org: OrgSnapshot, podId: string, log: FastifyBaseLogger): Promise<Connected> {
+  const running = runningAddress(await liveStatus(await orgProvider(services, em, org.id), podId));
+  if ('notRunning' in running) return unknown(running.notRunning);
+  const login = await loginFor(services, em, org.id, running.address);
+
+  let output: string;
+  try {
+    const result = await withPodSsh(login, CONNECTED_LIMIT_MS, (session) => session.exec(SESSIONS_COMMAND));
+    if (result.code !== 0 || result.truncated) return unknown('The pod\'s process list could not be read (ps failed on the pod)');
+    output = result.stdout;
+  } catch (err) {
+    if (!(err instanceof PodSshFailed)) throw err;
+    log.info({ err: err.cause ?? err, pod: podId }, 'podhost: connected sessions: SSH to the pod failed');
+    return unknown(`SSH to the pod failed: ${err.message}`);
+  }
+
+  const reading = parseSessions(output);
+  if (!reading.podhostLogin) return unknown(`The pod has no ${PODHOST_LOGIN}: its image does not follow the pod image contract`);
+  const members = await membersByUsername(em, org.id, podId, reading.sessions.map((s) => s.username));
+  const names = await namesOf(services.discord, org.discordGuildId, [...members.values()], (err) => log.warn({ err, pod: podId }, 'podhost: names of connected members could not be read from Discord'));
+  return {
+    state: 'known', reason: null,
+    sessions: reading.sessions.map((s) => {
+      const chatUserId = members.get(s.username) ?? null;
+      return { ...s, chat_user_id: chatUserId, name: chatUserId === null ? null : names.get(chatUserId) ?? null };
+    }),
+  };
+}
+
+/** For each username, the member who last got a certificate with it for this pod. */
+async function membersByUsername(em: EntityManager, orgId: number, podId: string, usernames: string[]): Promise<Map<string, string>> {
+  if (!usernames.length) return new Map();
+  const rows: { username: string; chat_user_id: string }[] = await em.execute(
+    `select distinct on (username) username, chat_user_id from compute_connections
+     where organization_id = ? and pod_id = ? and username in (select jsonb_array_elements_text(?::jsonb))
+     order by username, created_at desc, id desc`,
+    [orgId, podId, JSON.stringify([...new Set(usernames)])]);
+  return new Map(rows.map((r) => [r.username, r.chat_user_id]));
+}
