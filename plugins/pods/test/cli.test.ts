@@ -4,7 +4,8 @@
 // into podhost-login, whose session the connected route then sees. Clear errors for an expired token, a stopped pod
 // and no access.
 import t from 'tap';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,15 @@ async function login(cli: Cli, user: FakeUser): Promise<Run> {
 
 const memberCli = await cliFor('member');
 const officerCli = await cliFor('officer');
+
+t.test('installs with npm i -g from the workspace', async (t) => {
+  const prefix = await mkdtemp(join(tmpdir(), 'quad-cli-global-'));
+  t.teardown(() => rm(prefix, { recursive: true, force: true }));
+  const cliPackage = new URL('../cli/', import.meta.url).pathname;
+  await promisify(execFile)('npm', ['i', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', cliPackage]);
+  const help = await promisify(execFile)(join(prefix, 'bin', 'podhost'), ['--help']);
+  t.match(help.stdout, /^Usage:\n  podhost login --server <url> --org <org>/);
+});
 
 t.test('login keeps the token 0600; pods lists what the member may use', async (t) => {
   const signedIn = await login(memberCli, w.member);

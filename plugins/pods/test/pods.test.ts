@@ -32,8 +32,11 @@ t.test('before the org sets its provider key', async (t) => {
   t.match(refused.json(), { reason: 'provider_not_connected', error: /hostprov_api_key on Explore → Integrations/ });
   t.equal((await officer('GET', '/settings')).json().provider_connected, false);
   t.equal(creates().length, 0, 'the provider was not asked');
+  const providers = () => w.call({ url: `/api/dashboard/${org.prefix}/hosting/providers`, token: w.officerToken });
+  t.same((await providers()).json(), { providers: [{ name: 'hostprov', title: 'hostprov', integration: 'hostprov', configured: false }] });
   await quad.services.secrets.set(quad.emFor(org.id), org.id, 'hostprov_api_key', API_KEY);
   t.equal((await officer('GET', '/settings')).json().provider_connected, true);
+  t.same((await providers()).json().providers.map((p: { configured: boolean }) => p.configured), [true], 'hosting/providers: configured once the key is set');
 });
 
 t.test('create: the body\'s rules, before the provider is asked', async (t) => {
