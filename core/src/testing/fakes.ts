@@ -10,3 +10,4 @@ export * from '../../../test/fakes/outside.js';
 export * from '../../../test/fakes/website.js';
 export * from '../../../test/fakes/dns.js';
 export * from '../../../test/fakes/ssrf.js';
+export * from '../../../test/fakes/hackathons.js';

@@ -1,0 +1,53 @@
+// Which real service each of the spec's listings is, the setting that holds its base URL, and the read functions
+// bound to a fetcher: the one place that maps listing_a/b/c to Hack Club, Devpost and Devfolio.
+import type { AdapterContext, Fetcher, HackathonSourceId, SourceRead } from './event.js';
+import { HACKATHON_SOURCE_IDS } from './event.js';
+import { readHackClub } from './hack-club.js';
+import { readDevpost } from './devpost.js';
+import { readDevfolio } from './devfolio.js';
+
+export interface HackathonSource {
+  /** The real service, for docs and logs. */
+  service: string;
+  /** The server setting (environment variable) holding the base URL; tests point it at a fake. */
+  setting: string;
+  /** Base URL when the setting is unset. */
+  defaultUrl: string;
+  read(context: AdapterContext): Promise<SourceRead>;
+}
+
+export const HACKATHON_SOURCES: Readonly<Record<HackathonSourceId, HackathonSource>> = Object.freeze({
+  listing_a: { service: 'Hack Club Hackathons', setting: 'FEEDS_LISTING_A_URL', defaultUrl: 'https://hackathons.hackclub.com', read: readHackClub },
+  listing_b: { service: 'Devpost', setting: 'FEEDS_LISTING_B_URL', defaultUrl: 'https://devpost.com', read: readDevpost },
+  listing_c: { service: 'Devfolio', setting: 'FEEDS_LISTING_C_URL', defaultUrl: 'https://api.devfolio.co', read: readDevfolio },
+});
+
+/** Per request, body included. A source slower than this counts as failed for the run. */
+export const DEFAULT_HACKATHON_TIMEOUT_MS = 15_000;
+
+/** Each listing's base URL: its setting when set (trailing slashes dropped), else the real service. */
+export function hackathonSourceUrls(env: Record<string, string | undefined>): Record<HackathonSourceId, string> {
+  const urls = {} as Record<HackathonSourceId, string>;
+  for (const id of HACKATHON_SOURCE_IDS) {
+    const source = HACKATHON_SOURCES[id];
+    urls[id] = (env[source.setting]?.trim() || source.defaultUrl).replace(/\/+$/, '');
+  }
+  return urls;
+}
+
+/** A read of one listing, ready to call; collectHackathons takes these. */
+export type HackathonFetchers = Partial<Record<HackathonSourceId, () => Promise<SourceRead>>>;
+
+export function createHackathonFetchers(options: {
+  fetch: Fetcher;
+  urls: Record<HackathonSourceId, string>;
+  timeoutMs?: number;
+}): HackathonFetchers {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HACKATHON_TIMEOUT_MS;
+  const fetchers: HackathonFetchers = {};
+  for (const id of HACKATHON_SOURCE_IDS) {
+    const context = { fetch: options.fetch, baseUrl: options.urls[id].replace(/\/+$/, ''), timeoutMs };
+    fetchers[id] = () => HACKATHON_SOURCES[id].read(context);
+  }
+  return fetchers;
+}
