@@ -43,17 +43,16 @@ export async function ensureOrgKeys(services: CoreServices, em: EntityManager, o
   return Object.fromEntries(rows.map((r) => [r.kind, r.public_key])) as Record<KeyKind, string>;
 }
 
-/** One of the org's pairs with its private part opened, or null before the org's first pod. */
-export async function orgKey(services: CoreServices, em: EntityManager, orgId: number, kind: KeyKind): Promise<OrgKeyPair | null> {
-  const [row]: KeyRow[] = await em.execute('select kind, public_key, private_key_sealed from compute_keys where organization_id = ? and kind = ?', [orgId, kind]);
-  if (!row) return null;
+/**
+ * One of the org's pairs with its private part opened, made now if the org has none (an org whose pods predate its
+ * keys: those pods then refuse them).
+ */
+export async function orgKeyPair(services: CoreServices, em: EntityManager, orgId: number, kind: KeyKind): Promise<OrgKeyPair> {
+  const find = async () => (await readKeys(em, orgId)).find((r) => r.kind === kind);
+  let row = await find();
+  if (!row) {
+    await ensureOrgKeys(services, em, orgId);
+    row = (await find())!;
+  }
   return { publicKey: row.public_key, privateKey: services.secrets.open(sealContext(orgId, kind), row.private_key_sealed) };
-}
-
-/** The backend pair the service logs in to the org's pods with (made now if the org has none: an older org's pods then refuse it). */
-export async function backendKey(services: CoreServices, em: EntityManager, orgId: number): Promise<OrgKeyPair> {
-  const pair = await orgKey(services, em, orgId, 'backend');
-  if (pair) return pair;
-  await ensureOrgKeys(services, em, orgId);
-  return (await orgKey(services, em, orgId, 'backend'))!;
 }

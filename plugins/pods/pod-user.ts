@@ -16,7 +16,7 @@ export function podUsername(discordUsername: string, chatUserId: string): string
 }
 
 /** The chat user id a member route's caller speaks for (a session's, or the CLI token's member). */
-export function callerChatUserId(caller: MemberCaller | MachineCaller): string {
+function callerChatUserId(caller: MemberCaller | MachineCaller): string {
   return caller.kind === 'member' ? caller.chatUserId : caller.token.memberChatUserId!;
 }
 

@@ -5,7 +5,7 @@
 import { HttpError, OrgParams, Type, conflict, forbidden, type MachineCaller, type MemberCaller, type RoutesPlugin } from '@quad/core';
 import { issueCertificate, parsePublicKey, principalOf } from '../certificates.js';
 import { recordConnection } from '../connections.js';
-import { ensureOrgKeys, orgKey } from '../keys.js';
+import { orgKeyPair } from '../keys.js';
 import { askProvider, findPod, liveStatus, listPods, orgProvider, type PodRow } from '../pods.js';
 import { podUser, type PodUser } from '../pod-user.js';
 import { ConnectBody, ConnectOut, Errors, MePodOut, PodParams, ProviderErrors, memberOrCli } from '../schemas.js';
@@ -62,8 +62,7 @@ export default (async (app) => {
       throw conflict('The pod no longer exists at the provider', 'pod_gone');
     }
     if (live.pod.status !== 'RUNNING' || !live.pod.ssh) throw conflict(`The pod is not running (${live.pod.status}): ask an officer to start it`, 'pod_not_running', { status: live.pod.status });
-    await ensureOrgKeys(services, request.em, org.id);
-    const ca = (await orgKey(services, request.em, org.id, 'user_ca'))!;
+    const ca = await orgKeyPair(services, request.em, org.id, 'user_ca');
     const isAdmin = user.isOfficer;
     const issued = issueCertificate({
       podId: row.pod_id, key, caPrivateKey: ca.privateKey, memberUsername: isAdmin ? null : user.username,

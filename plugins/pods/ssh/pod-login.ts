@@ -2,7 +2,7 @@
 // RUNNING pod has one), with the org's backend key. The file routes need a running pod and answer why not (409); the
 // connected route turns the same "why not" into its unknown state.
 import { conflict, type CoreServices, type EntityManager } from '@quad/core';
-import { backendKey } from '../keys.js';
+import { orgKeyPair } from '../keys.js';
 import { askProvider, findPod, requireProvider, type LiveStatus } from '../pods.js';
 import type { PodLogin } from './client.js';
 import type { SshEndpoint } from '../provider/types.js';
@@ -19,7 +19,7 @@ export function runningAddress(live: LiveStatus): { address: SshEndpoint } | { n
 }
 
 export async function loginFor(services: CoreServices, em: EntityManager, orgId: number, address: SshEndpoint): Promise<PodLogin> {
-  const { privateKey } = await backendKey(services, em, orgId);
+  const { privateKey } = await orgKeyPair(services, em, orgId, 'backend');
   return { host: address.host, port: address.port, privateKey };
 }
 
