@@ -48,6 +48,8 @@ export interface ServiceProvision<T = unknown> {
 /** A secret a loaded module declared (integration or module secret). */
 export interface DeclaredSecret {
   name: string; label: string; writeOnly: boolean; module: string; integration: string | null; optional: boolean;
+  /** `name` is a prefix of one secret per key (`<name><key>`). */
+  perKey: boolean;
 }
 
 export interface ModuleRegistry {

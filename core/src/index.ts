@@ -17,7 +17,9 @@ export {
 export { User, type UserEntity } from './auth/entities.js';
 export { credentialOf, type OfficerCaller, type MachineCaller, type IdpCaller, type MemberCaller } from './auth/callers.js';
 export type { CredentialKind, AccessReason } from './auth/access.js';
-export { DiscordUnavailable, DiscordRequestError, displayName, isDiscordWebhookUrl } from './adapters/discord/index.js';
+export {
+  DiscordUnavailable, DiscordRequestError, displayName, isDiscordWebhookUrl, isAllowedWebhookUrl, scrubWebhookUrl, describeWebhookFailure,
+} from './adapters/discord/index.js';
 export type {
   CoreServices, ServiceRef, ServiceProvision, ModuleRegistry, LimitsService, SecretsService, EventInput, ProblemInput,
   RaisedProblem, StartOptions as JobStartOptions, StartedJob,

@@ -2,9 +2,9 @@
 // event (in the emitting transaction), and the job posts the event to Discord, stores the result on the webhook
 // and retries (5 attempts, graphile-worker's backoff). A webhook that still fails after the last attempt raises
 // the problem `event_webhook.delivery:<id>`; its next successful message clears it.
-import { DiscordRequestError, DiscordUnavailable, defineJob, Type, type CoreServices, type EntityManager, type EventHandlerDecl } from '@quad/core';
+import { defineJob, describeWebhookFailure, isAllowedWebhookUrl, Type, type CoreServices, type EntityManager, type EventHandlerDecl } from '@quad/core';
 import { Webhook } from './entities.js';
-import { DestinationUnreadable, isAllowedDestination, openDestination, scrub } from './destination.js';
+import { DestinationUnreadable, openDestination } from './destination.js';
 import { eventMessage } from './embed.js';
 
 export const DELIVER_JOB = 'event_webhook.deliver';
@@ -16,13 +16,6 @@ export type SendResult = { ok: true } | { ok: false; error: string };
 
 type WebhookRow = { id: number; name: string; destination: string };
 
-/** What went wrong, in words that hold neither the URL nor its token. */
-function describe(err: unknown, url: string): string {
-  if (err instanceof DiscordRequestError) return `Discord refused the message (HTTP ${err.status}${err.code ? `, code ${err.code}` : ''})`;
-  if (err instanceof DiscordUnavailable) return scrub(`Discord did not take the message: ${err.message}`, url);
-  return scrub(`The message could not be sent: ${(err as Error)?.message ?? String(err)}`, url);
-}
-
 /** Post a message to a webhook's destination (checked against DISCORD_WEBHOOK_URL_BASE first). Never throws. */
 export async function send(em: EntityManager, services: CoreServices, orgId: number, hook: WebhookRow, body: Record<string, unknown>): Promise<SendResult> {
   let url: string;
@@ -31,14 +24,14 @@ export async function send(em: EntityManager, services: CoreServices, orgId: num
   } catch (err) {
     return { ok: false, error: err instanceof DestinationUnreadable ? `The destination cannot be read: ${err.message}` : 'The destination cannot be read' };
   }
-  if (!isAllowedDestination(url, services.settings.DISCORD_WEBHOOK_URL_BASE)) {
+  if (!isAllowedWebhookUrl(url, services.settings.DISCORD_WEBHOOK_URL_BASE)) {
     return { ok: false, error: 'The destination is no longer an allowed Discord webhook URL (DISCORD_WEBHOOK_URL_BASE changed); set it again' };
   }
   try {
     await services.discord.executeWebhook(url, body);
     return { ok: true };
   } catch (err) {
-    return { ok: false, error: describe(err, url) };
+    return { ok: false, error: describeWebhookFailure(err, url) };
   }
 }
 

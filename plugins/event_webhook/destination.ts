@@ -1,41 +1,15 @@
-// Webhook destinations: which URLs are allowed, and how they are kept. Only Discord webhook URLs under
-// DISCORD_WEBHOOK_URL_BASE are accepted (and checked again before every post), and redirects are never followed
-// (the Discord client posts with redirect: 'manual'), so a user-given URL can reach nothing else.
+// Webhook destinations: how they are kept. Only Discord webhook URLs under DISCORD_WEBHOOK_URL_BASE are accepted
+// (the core's isAllowedWebhookUrl, checked again before every post), and redirects are never followed (the Discord
+// client posts with redirect: 'manual'), so a user-given URL can reach nothing else.
 //
 // A destination is a credential (anyone with the URL can post to the channel), so it is stored encrypted:
 // AES-256-GCM with the org's data key, bound to the org and webhook id. The data key is the org secret
 // `event_webhook.key` (made on first use, encrypted with SECRETS_KEY by the core's secret store and rotated
 // with it), so every webhook of an org fits whatever the webhook limit, and a row copied elsewhere does not decrypt.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { isDiscordWebhookUrl, type CoreServices, type EntityManager } from '@quad/core';
+import type { CoreServices, EntityManager } from '@quad/core';
 
 export const KEY_SECRET = 'event_webhook.key';
-export const DEFAULT_WEBHOOK_BASE = 'https://discord.com/api/webhooks/';
-
-const ID_AND_TOKEN = /^\d{1,20}\/[A-Za-z0-9_-]{1,200}$/;
-
-/**
- * With the default base: a Discord webhook URL (discord.com or discordapp.com, optionally /api/v<n>/).
- * With another base (tests, a proxy): exactly `<base><digits>/<token>`.
- */
-export function isAllowedDestination(url: string, base: string): boolean {
-  if (typeof url !== 'string') return false;
-  if (base === DEFAULT_WEBHOOK_BASE) return isDiscordWebhookUrl(url);
-  return url.startsWith(base) && ID_AND_TOKEN.test(url.slice(base.length));
-}
-
-/** Every piece of a destination that must not appear in a stored or logged message. */
-export function destinationParts(url: string): string[] {
-  const m = /\/webhooks\/(\d+)\/([^/?#]+)/.exec(url);
-  return [url, ...(m ? [`${m[1]}/${m[2]}`, m[2], m[1]] : [])];
-}
-
-export function scrub(message: string, url: string): string {
-  let out = message;
-  for (const part of destinationParts(url)) if (part.length >= 4) out = out.split(part).join('***');
-  return out;
-}
-
 /** The destination cannot be read: the key was deleted or replaced, or SECRETS_KEY cannot decrypt it. */
 export class DestinationUnreadable extends Error {
   override name = 'DestinationUnreadable';

@@ -1,10 +1,10 @@
 // Officer routes of the Events page: list, add, change, delete and test outbound event webhooks. A destination
 // goes in and never comes out: responses say only whether it is set (and readable).
 import {
-  badRequest, conflict, ErrorBody, notFound, OrgParams, OrgRef, Type, type CoreServices, type EntityManager, type RoutesPlugin, type Static,
+  badRequest, conflict, isAllowedWebhookUrl, ErrorBody, notFound, OrgParams, OrgRef, Type, type CoreServices, type EntityManager, type RoutesPlugin, type Static,
 } from '@quad/core';
 import { Webhook } from './entities.js';
-import { isAllowedDestination, openDestination, sealDestination } from './destination.js';
+import { openDestination, sealDestination } from './destination.js';
 import { problemKey, recordResult, send } from './deliver.js';
 import { testMessage } from './embed.js';
 
@@ -67,7 +67,7 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
   // The URL is a credential: errors name the field, never the value.
   const checkDestination = (url: string) => {
     const trimmed = url.trim();
-    if (!isAllowedDestination(trimmed, services.settings.DISCORD_WEBHOOK_URL_BASE)) {
+    if (!isAllowedWebhookUrl(trimmed, services.settings.DISCORD_WEBHOOK_URL_BASE)) {
       throw badRequest('destination must be a Discord webhook URL (https://discord.com/api/webhooks/<id>/<token>)', 'invalid_destination', { field: 'body.destination' });
     }
     return trimmed;

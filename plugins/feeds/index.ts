@@ -1,15 +1,12 @@
-// @quad/plugin-feeds: the feeds module (spec document 3, "Feeds"; category Webhooks, off by default). Each feed posts
-// new listings to one chat-platform webhook: repo_jobs (a repository README's job tables, repo-jobs.ts) and
-// hackathons (three public listings, hackathons/). Issue 19 lands it in increments: so far the manifest carries the
-// listings' base-URL settings; routes, the feeds.run_due job, posting and tools come next.
-import { Type, defineModule } from '@quad/core';
-import { HACKATHON_SOURCES } from './hackathons/index.js';
-
-/** One base-URL setting per hackathon listing, with the real service as its default. */
-const SettingsSchema = Type.Object(Object.fromEntries(Object.values(HACKATHON_SOURCES).map((source) => [
-  source.setting,
-  Type.String({ default: source.defaultUrl, pattern: '^https?://', description: `base URL of ${source.service}'s listing` }),
-])));
+// @quad/plugin-feeds: the feeds module (spec document 3, "Feeds"; category Webhooks, off by default). Each feed
+// posts new listings to one Discord webhook: repo_jobs (a repository README's job tables, repo-jobs.ts) and
+// hackathons (three public listings, hackathons/). README: routes, tools, jobs, limits, settings, tables.
+import { defineModule } from '@quad/core';
+import { FeedsSettings } from './settings.js';
+import { feedRoutes } from './routes.js';
+import { feedTools } from './tools.js';
+import { runDueJob, runJob } from './jobs.js';
+import { LIMIT_KEY } from './store.js';
 
 export default defineModule({
   name: 'feeds',
@@ -17,5 +14,16 @@ export default defineModule({
   description: 'New job postings and hackathons, posted to a Discord channel per feed.',
   category: 'Webhooks',
   coreVersion: '^0.1.0',
-  settings: SettingsSchema,
+  settings: FeedsSettings,
+  scopes: [{ name: 'feeds:manage', description: 'List, add, change, run and delete the org\'s feeds' }],
+  limits: [{
+    key: LIMIT_KEY, kind: 'count', default: 20, paidBy: 'org', description: 'Feeds of an org',
+    count: async (em, orgId) => Number((await em.execute('select count(*) as n from feeds where organization_id = ?', [orgId]))[0].n),
+  }],
+  secrets: [{ name: 'alert_webhook_', perKey: true, writeOnly: true, label: 'Discord webhook URL of a feed (alert_webhook_<feed key>)' }],
+  claims: { tables: ['alert_runs'], secrets: ['alert_webhook_'] },
+  migrations: new URL('./migrations/', import.meta.url),
+  routes: feedRoutes,
+  tools: feedTools,
+  jobs: [runJob, runDueJob],
 });

@@ -13,6 +13,8 @@ const EXPORT_NAME_PATTERN = '^[A-Za-z_$][A-Za-z0-9_$]*$';
 
 const Fn = Type.Function([], Type.Any());
 const DottedName = Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' });
+/** A module secret: `<module>.<name>`, or (claimed) a spec-pinned name or perKey prefix such as `alert_webhook_`. */
+const SECRET_NAME = '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)?$';
 const EventKind = Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)+$' });
 const ServiceRefSchema = Type.Object({
   id: DottedName,
@@ -92,9 +94,10 @@ export const ManifestSchema = Type.Object({
     remote: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false })),
   secrets: Type.Array(Type.Object({
-    name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
+    name: Type.String({ pattern: SECRET_NAME }),
     label: Type.String({ minLength: 1 }),
     writeOnly: Type.Optional(Type.Boolean()),
+    perKey: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false })),
   daemons: Type.Array(Type.Object({
     name: Type.String({ pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_]*$' }),
@@ -147,5 +150,6 @@ export const ManifestSchema = Type.Object({
     tables: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }))),
     events: Type.Optional(Type.Array(EventKind)),
     settings: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
+    secrets: Type.Optional(Type.Array(Type.String({ pattern: SECRET_NAME }))),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });

@@ -192,12 +192,14 @@ class RegistryBuilder {
       if (this.integrations.has(integration.key)) throw new ManifestError(mod.name, `integrations[${i}].key`, `"${integration.key}" is declared twice`);
       this.integrations.set(integration.key, { ...integration, module: mod.name });
       integration.secrets.forEach((s, j) => this.addSecret(mod.name, `integrations[${i}].secrets[${j}].name`, {
-        name: s.name, label: s.label, writeOnly: true, module: mod.name, integration: integration.key, optional: s.optional ?? false,
+        name: s.name, label: s.label, writeOnly: true, module: mod.name, integration: integration.key, optional: s.optional ?? false, perKey: false,
       }));
     });
     mod.secrets.forEach((s, i) => {
-      checkNamespace(mod, `secrets[${i}].name`, s.name, '.');
-      this.addSecret(mod.name, `secrets[${i}].name`, { name: s.name, label: s.label, writeOnly: s.writeOnly ?? true, module: mod.name, integration: null, optional: true });
+      if (!mod.claims?.secrets?.includes(s.name)) checkNamespace(mod, `secrets[${i}].name`, s.name, '.');
+      this.addSecret(mod.name, `secrets[${i}].name`, {
+        name: s.name, label: s.label, writeOnly: s.writeOnly ?? true, module: mod.name, integration: null, optional: true, perKey: s.perKey ?? false,
+      });
     });
     mod.daemons.forEach((d, i) => checkNamespace(mod, `daemons[${i}].name`, d.name, '.'));
     mod.provides.forEach((p, i) => {

@@ -73,6 +73,12 @@ export interface SecretDecl {
   label: string;
   /** Never shown again once set (only whether it is set). Every secret is write-only over the API; this marks it in listings. */
   writeOnly?: boolean;
+  /**
+   * `name` is a prefix: the module keeps one secret per key of its own records, named `<name><key>` (the spec's
+   * `alert_webhook_<key>` of a feed is `{ name: 'alert_webhook_', perKey: true }`). A key is 1–100 of `a-z0-9._-`.
+   * Default: false.
+   */
+  perKey?: boolean;
 }
 
 export interface NeedDecl {
@@ -330,6 +336,8 @@ export interface ModuleManifest {
 
 export interface ClaimsDecl {
   tables?: string[];
+  /** Org secret names (or perKey prefixes) outside `<module>.*`. */
+  secrets?: string[];
   events?: string[];
   settings?: string[];
 }

@@ -3,10 +3,13 @@
 // explicitly (raw SQL, which the org filter does not cover), so one org never reads another's rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, HttpError } from '../http/errors.js';
-import type { IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
+import type { DeclaredSecret, IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
 import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, sealedAad, secretAad, type SecretKey } from './crypto.js';
 
 export const MAX_SECRET_LENGTH = 8192;
+
+/** The key part of a perKey secret's name (`alert_webhook_<key>`). */
+const PER_KEY = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 
 export type { SecretStatus, IntegrationStatus, RotateResult } from '../core-services.js';
 
@@ -32,9 +35,18 @@ export class SecretStore implements SecretsService {
 
   /** 400 `unknown_secret` unless a loaded module declares the name. */
   declared(name: string) {
-    const decl = this.registry.secrets.get(name);
+    const exact = this.registry.secrets.get(name);
+    const decl = exact && !exact.perKey ? exact : this.perKeyFamily(name);
     if (!decl) throw badRequest(`Unknown secret "${name}": no loaded module declares it`, 'unknown_secret', { name });
     return decl;
+  }
+
+  /** The perKey declaration `name` is one secret of (`<prefix><key>`), if any. */
+  private perKeyFamily(name: string): DeclaredSecret | undefined {
+    for (const decl of this.registry.secrets.values()) {
+      if (decl.perKey && name.startsWith(decl.name) && PER_KEY.test(name.slice(decl.name.length))) return decl;
+    }
+    return undefined;
   }
 
   private requireKeys(): SecretKey[] {
@@ -98,13 +110,17 @@ export class SecretStore implements SecretsService {
     const rows = await em.execute<Pick<Row, 'name' | 'updated_at' | 'updated_by'>[]>(
       'select name, updated_at, updated_by from org_secrets where organization_id = ?', [orgId]);
     const byName = new Map(rows.map((r) => [r.name, r]));
-    return [...this.registry.secrets.values()].map((s) => {
-      const row = byName.get(s.name);
+    const status = (s: DeclaredSecret, name: string): SecretStatus => {
+      const row = byName.get(name);
       return {
-        name: s.name, label: s.label, module: s.module, integration: s.integration, optional: s.optional, writeOnly: s.writeOnly,
+        name, label: s.label, module: s.module, integration: s.integration, optional: s.optional, writeOnly: s.writeOnly,
         set: !!row, updatedAt: row ? new Date(row.updated_at) : null, updatedBy: row?.updated_by ?? null,
       };
-    });
+    };
+    // A perKey declaration lists the secrets the org has of it (one per key), not the prefix.
+    return [...this.registry.secrets.values()].flatMap((s) => (s.perKey
+      ? rows.filter((r) => this.perKeyFamily(r.name) === s).map((r) => status(s, r.name))
+      : [status(s, s.name)]));
   }
 
   /** Is every required secret of the integration set for the org? False for an undeclared integration. */

@@ -11,3 +11,6 @@ export * from '../../../test/fakes/website.js';
 export * from '../../../test/fakes/dns.js';
 export * from '../../../test/fakes/ssrf.js';
 export * from '../../../test/fakes/hackathons.js';
+export * from '../../../test/fakes/repo-files.js';
+export * from '../../../test/fakes/campus-sites.js';
+export * from '../../../test/fakes/search.js';

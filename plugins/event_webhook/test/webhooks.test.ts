@@ -356,16 +356,17 @@ t.test('redirects are never followed', async (t) => {
 });
 
 t.test('the production rule: only Discord webhook URLs', async (t) => {
-  const { isAllowedDestination, DEFAULT_WEBHOOK_BASE } = await import('../destination.js');
+  const { isAllowedWebhookUrl } = await import('@quad/core');
+  const DEFAULT_WEBHOOK_BASE = 'https://discord.com/api/webhooks/';
   const ok = ['https://discord.com/api/webhooks/123456789012345678/AbC_d-9', 'https://discordapp.com/api/webhooks/1/x', 'https://discord.com/api/v10/webhooks/1/x'];
   const bad = ['http://discord.com/api/webhooks/1/x', 'https://discord.com.evil.io/api/webhooks/1/x', 'https://evil.io/https://discord.com/api/webhooks/1/x',
     'https://discord.com/api/webhooks/1/x?wait=true', 'https://discord.com/api/webhooks/1/x/slack', 'https://discord.com:8443/api/webhooks/1/x',
     'https://user@discord.com/api/webhooks/1/x', 'https://discord.com/api/webhooks/abc/x', 'https://canary.discord.com/api/webhooks/1/x', ' https://discord.com/api/webhooks/1/x'];
-  for (const url of ok) t.ok(isAllowedDestination(url, DEFAULT_WEBHOOK_BASE), url);
-  for (const url of bad) t.notOk(isAllowedDestination(url, DEFAULT_WEBHOOK_BASE), url);
-  t.notOk(isAllowedDestination('http://127.0.0.1:1/api/webhooks/1/x', DEFAULT_WEBHOOK_BASE), 'loopback only with a test base');
-  t.ok(isAllowedDestination('http://127.0.0.1:1/api/webhooks/1/x', 'http://127.0.0.1:1/api/webhooks/'));
-  t.notOk(isAllowedDestination('http://127.0.0.1:1/api/webhooks/1/x', 'http://127.0.0.1:2/api/webhooks/'));
+  for (const url of ok) t.ok(isAllowedWebhookUrl(url, DEFAULT_WEBHOOK_BASE), url);
+  for (const url of bad) t.notOk(isAllowedWebhookUrl(url, DEFAULT_WEBHOOK_BASE), url);
+  t.notOk(isAllowedWebhookUrl('http://127.0.0.1:1/api/webhooks/1/x', DEFAULT_WEBHOOK_BASE), 'loopback only with a test base');
+  t.ok(isAllowedWebhookUrl('http://127.0.0.1:1/api/webhooks/1/x', 'http://127.0.0.1:1/api/webhooks/'));
+  t.notOk(isAllowedWebhookUrl('http://127.0.0.1:1/api/webhooks/1/x', 'http://127.0.0.1:2/api/webhooks/'));
 });
 
 t.test('without SECRETS_KEY a destination cannot be stored (503) and nothing is added', async (t) => {

@@ -1,12 +1,12 @@
 // The hackathons feed kind's reader: three public listings behind adapters (Hack Club, Devpost, Devfolio as the
-// spec's listing_a, listing_b, listing_c), merged and kept to the feed's days-ahead window. No manifest, routes or
-// jobs yet (issue 19 brings them). Rules: ../README.md, "Hackathon sources".
+// spec's listing_a, listing_b, listing_c), merged and kept to the feed's days-ahead window. Rules: ../README.md,
+// "Hackathon sources". The feed run (../listing.ts) passes the core's safe fetcher and the listings' settings:
 //
-//   const fetchers = createHackathonFetchers({ fetch, urls: hackathonSourceUrls(process.env) });
+//   const fetchers = createHackathonFetchers({ fetch, urls: listingUrls(settings) });
 //   const { events, sources } = await collectHackathons(['listing_a', 'listing_b'], fetchers,
 //     { now, minDaysAhead: 0, maxDaysAhead: 90 });
 export { HACKATHON_SOURCE_IDS, type HackathonSourceId, type HackathonEvent, type Fetcher, type SourceRead, type AdapterContext } from './event.js';
-export { HACKATHON_SOURCES, DEFAULT_HACKATHON_TIMEOUT_MS, hackathonSourceUrls, createHackathonFetchers, type HackathonSource, type HackathonFetchers } from './sources.js';
+export { HACKATHON_SOURCES, DEFAULT_HACKATHON_TIMEOUT_MS, createHackathonFetchers, type HackathonSource, type HackathonFetchers } from './sources.js';
 export { collectHackathons, AllHackathonSourcesFailedError, type CollectOptions, type CollectedHackathon, type HackathonCollection, type SourceOutcome } from './collect.js';
 export { hackathonItemKey, mergeHackathons } from './merge.js';
 export { daysAhead, daysAheadVerdict } from './days-ahead.js';

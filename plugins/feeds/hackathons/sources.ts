@@ -25,16 +25,6 @@ export const HACKATHON_SOURCES: Readonly<Record<HackathonSourceId, HackathonSour
 /** Per request, body included. A source slower than this counts as failed for the run. */
 export const DEFAULT_HACKATHON_TIMEOUT_MS = 15_000;
 
-/** Each listing's base URL: its setting when set (trailing slashes dropped), else the real service. */
-export function hackathonSourceUrls(env: Record<string, string | undefined>): Record<HackathonSourceId, string> {
-  const urls = {} as Record<HackathonSourceId, string>;
-  for (const id of HACKATHON_SOURCE_IDS) {
-    const source = HACKATHON_SOURCES[id];
-    urls[id] = (env[source.setting]?.trim() || source.defaultUrl).replace(/\/+$/, '');
-  }
-  return urls;
-}
-
 /** A read of one listing, ready to call; collectHackathons takes these. */
 export type HackathonFetchers = Partial<Record<HackathonSourceId, () => Promise<SourceRead>>>;
 

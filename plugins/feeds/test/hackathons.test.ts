@@ -4,7 +4,7 @@
 import t from 'tap';
 import { startFakeHackathons, type FakeHackathons } from '@quad/core/testing';
 import {
-  AllHackathonSourcesFailedError, collectHackathons, createHackathonFetchers, hackathonItemKey, hackathonSourceUrls,
+  AllHackathonSourcesFailedError, collectHackathons, createHackathonFetchers, hackathonItemKey,
   mergeHackathons, parseDevpostPeriod, readDevfolio, readDevpost, readHackClub,
   type AdapterContext, type HackathonEvent, type HackathonSourceId,
 } from '../hackathons/index.js';
@@ -235,19 +235,6 @@ t.test('a fetcher\'s own errors become a reason, never their message', async (t)
     listing_b: () => readDevpost({ fetch: throwing(odd), baseUrl: 'http://unused.invalid', timeoutMs: 1_000 }),
   }, WINDOW).catch((e: unknown) => e as AllHackathonSourcesFailedError);
   t.same((run as AllHackathonSourcesFailedError).failures, { listing_a: 'request failed (refused)', listing_b: 'failed (Error)' });
-});
-
-t.test('base URL settings: the real services unless set', async (t) => {
-  t.same(hackathonSourceUrls({}), {
-    listing_a: 'https://hackathons.hackclub.com',
-    listing_b: 'https://devpost.com',
-    listing_c: 'https://api.devfolio.co',
-  });
-  t.same(hackathonSourceUrls({ FEEDS_LISTING_B_URL: 'http://127.0.0.2:9000/', FEEDS_LISTING_C_URL: ' ' }), {
-    listing_a: 'https://hackathons.hackclub.com',
-    listing_b: 'http://127.0.0.2:9000',
-    listing_c: 'https://api.devfolio.co',
-  }, 'trailing slash dropped; blank means unset');
 });
 
 t.test('merging fills a missing field from another copy, never an end before the start', async (t) => {
