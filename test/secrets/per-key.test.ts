@@ -21,7 +21,7 @@ t.test('per-key secrets', async (t) => {
   t.equal(await store.get(em, org.id, 'alert_webhook_jobs-2'), 'https://example.test/hook');
   t.match(store.declared('alert_webhook_x'), { name: 'alert_webhook_', perKey: true, module: 'alerts' });
   for (const name of ['alert_webhook_', 'alert_webhook_Bad Key', 'alert_webhook']) {
-    t.throws(() => store.declared(name), { statusCode: 400, reason: 'unknown_secret' }, name);
+    t.throws(() => store.declared(name), /Unknown secret/, name);
   }
   const listed = (await store.list(em, org.id)).filter((s) => s.module === 'alerts');
   t.same(listed.map((s) => [s.name, s.set]), [['alert_webhook_jobs-2', true]], 'listed by full name, one per key set');
