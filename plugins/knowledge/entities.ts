@@ -1,6 +1,7 @@
 // The knowledge tables as MikroORM entities (migrations/0001): sources, their versions and chunks. The routes read
 // and write them with SQL (bulk chunk inserts, vectors, the stored tsvector, cross-org public reads); these
-// definitions keep the tables known to the ORM and its org filter for simple reads.
+// definitions keep the tables known to the ORM and its org filter for simple reads. Shared pages of submodules
+// (migrations/0005) are rows of these tables with no org: the org filter never selects them, and only SQL reads them.
 import { defineOrgEntity, p } from '@quad/core';
 
 export const KnowledgeSource = defineOrgEntity({

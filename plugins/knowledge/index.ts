@@ -2,7 +2,8 @@
 // tokens, embedded by an OpenAI-compatible service (embeddings.ts), found by PostgreSQL full-text search and
 // pgvector merged by reciprocal rank fusion (search.ts); URLs crawled on a schedule through the core's safe fetcher
 // (crawl/), documents uploaded by officers (documents.ts, extract/), the run log of both (runs.ts); officers read
-// sources and set the org's knowledge settings.
+// sources and set the org's knowledge settings. The shared pages of submodules (shared-pages.ts, owner.ts) are crawled
+// once for every subscriber and searched by the orgs that subscribe (subscriptions.ts).
 import { defineModule, provide } from '@quad/core';
 import { orgEmbeddings, orgEmbeddingsFor } from './embeddings-service.js';
 import { KnowledgeChunk, KnowledgeSource, KnowledgeVersion } from './entities.js';
@@ -11,11 +12,16 @@ import { CLAIMED_SETTINGS, KnowledgeSettingsSchema } from './settings.js';
 import { knowledgeTools } from './tools.js';
 import { reembedJob } from './reembed.js';
 import { crawlDueJob, crawlSourceJob, reindexJob } from './crawl/jobs.js';
+import { crawlSharedJob } from './crawl/shared-crawl.js';
+import { sharedPages, sharedPagesRef } from './shared-pages.js';
+import { orgSourcesFor, orgSourcesRef } from './org-sources.js';
 import { RENDER_SECRETS } from './crawl/crawl-source.js';
 
 export { search, searchScope, fuse, type SearchInput, type SearchResult, type SearchAnswer } from './search.js';
 export { contentHash, checkChunks, KEY_PATTERN, type SourceInput, type ChunkInput } from './sources.js';
 export { EmbedderFailed, EMBEDDING_DIMENSIONS, type Embedder } from './embeddings.js';
+export { sharedPagesRef, type SharedPages, type SharedPageDecl, type SharedPagesStatus, type SharedPageStatus } from './shared-pages.js';
+export { orgSourcesRef, type OrgSources, type OrgSourceText } from './org-sources.js';
 
 export default defineModule({
   name: 'knowledge',
@@ -68,9 +74,14 @@ export default defineModule({
   // routes/api.ts: the machine API under /api/knowledge; routes/dashboard.ts: the officer routes.
   routes: new URL('./routes/', import.meta.url),
   tools: knowledgeTools,
-  jobs: [reembedJob, crawlSourceJob, crawlDueJob, reindexJob],
-  // The org's embedder for other modules (the agents module's profile nodes).
-  provides: [provide(orgEmbeddings, orgEmbeddingsFor)],
+  jobs: [reembedJob, crawlSourceJob, crawlDueJob, reindexJob, crawlSharedJob],
+  provides: [
+    // The org's embedder for other modules (the agents module's profile nodes).
+    provide(orgEmbeddings, orgEmbeddingsFor),
+    // For the submodules module: the shared pages of a submodule, and text written as an org's own source.
+    provide(sharedPagesRef, sharedPages),
+    provide(orgSourcesRef, orgSourcesFor),
+  ],
   pages: {
     bundle: new URL('./web/dist/', import.meta.url),
     list: [{ path: 'knowledge', title: 'Knowledge', icon: 'book', component: 'KnowledgePage' }],

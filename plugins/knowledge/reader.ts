@@ -1,7 +1,9 @@
 // The source reader (GET /api/dashboard/<org>/knowledge/sources/<key> and the tool knowledge.read_source): a
 // source's page text one page at a time, summaries left out, the org's chunk_overlap removed where the rows repeat
-// it. An org reads its own sources and public ones; without its own source of that key, the oldest public one.
+// it. An org reads its own sources, public ones and the shared pages of the submodules it subscribes to (the scope
+// of its search); without its own source of that key, the oldest public one, else a subscribed shared page.
 import { notFound, type EntityManager } from '@quad/core';
+import { sharedIn } from './owner.js';
 import { sourceView, type SourceView } from './sources.js';
 
 export const PAGE_ROWS = 500;
@@ -21,28 +23,34 @@ export interface ReadPage {
   total: number;
 }
 
-type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number; origin: string };
+type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number | null; shared_scope: string | null; origin: string };
 
-const SOURCE_SELECT = `select s.id, s.organization_id, s.origin, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
+const SOURCE_SELECT = `select s.id, s.organization_id, s.shared_scope, s.origin, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
   v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
 
-export async function readSource(em: EntityManager, orgId: number, overlap: number, input: ReadInput): Promise<ReadPage> {
+/**
+ * `subscribed`: the submodules the org subscribes to (subscriptions.ts), whose shared pages it may read. `overlap`:
+ * the org's chunk_overlap (a shared page is split without one).
+ */
+export async function readSource(em: EntityManager, orgId: number, overlap: number, input: ReadInput, subscribed: string[]): Promise<ReadPage> {
   let row: SourceRow | undefined;
   let focusOrdinal: number | null = null;
+  const shared = sharedIn(subscribed, 's');
   if (input.chunk !== undefined) {
-    // Cross-org read in one visible place: the chunk's source must be the org's own or public.
+    // Cross-org read in one visible place: the chunk's source must be the org's own, public, or a subscribed shared page.
     const [hit]: { source_id: number; ordinal: number; level: number }[] = await em.execute(
       `select c.source_id, c.ordinal, c.level from knowledge_chunks c join knowledge_sources s on s.id = c.source_id
-       where c.id = ? and (s.organization_id = ? or s.public)`, [input.chunk, orgId]);
-    if (!hit) throw notFound(`No passage ${input.chunk} in this org's or public sources`, 'chunk_not_found');
+       where c.id = ? and (s.organization_id = ? or s.public or ${shared.sql})`, [input.chunk, orgId, ...shared.params]);
+    if (!hit) throw notFound(`No passage ${input.chunk} in this org's, public or subscribed sources`, 'chunk_not_found');
     [row] = await em.execute(`${SOURCE_SELECT} where s.id = ?`, [hit.source_id]);
     focusOrdinal = hit.level === 0 ? hit.ordinal : await firstRowUnder(em, row!.version_id, hit.ordinal);
   } else {
     [row] = await em.execute(`${SOURCE_SELECT} where s.organization_id = ? and s.key = ?`, [orgId, input.key]);
-    // No own source of that key: the oldest public one (the same cross-org rule as search).
+    // No own source of that key: the oldest public one (the same cross-org rule as search), else a subscribed shared page.
     row ??= (await em.execute(`${SOURCE_SELECT} where s.public and s.key = ? order by s.created_at, s.id limit 1`, [input.key]))[0] as SourceRow;
-    if (!row) throw notFound(`No source "${input.key}" in this org or among public sources`, 'source_not_found');
+    row ??= (await em.execute(`${SOURCE_SELECT} where ${shared.sql} and s.key = ? order by s.created_at, s.id limit 1`, [...shared.params, input.key]))[0] as SourceRow;
+    if (!row) throw notFound(`No source "${input.key}" in this org, among public sources or subscribed submodules`, 'source_not_found');
   }
   const versionId = row!.version_id === null ? null : Number(row!.version_id);
   const [stats]: { total: number; chars: number }[] = versionId === null ? [{ total: 0, chars: 0 }] : await em.execute(
@@ -57,7 +65,7 @@ export async function readSource(em: EntityManager, orgId: number, overlap: numb
     // The page opens at the focused row unless the caller asked for an offset.
     if (input.offset === undefined) offset = at.n;
   }
-  const passages = versionId === null ? [] : await page(em, versionId, offset, overlap, row!.origin !== 'api');
+  const passages = versionId === null ? [] : await page(em, versionId, offset, row!.shared_scope === null ? overlap : 0, row!.origin !== 'api');
   const end = offset + passages.length;
   return {
     source: { ...sourceView(row!), own: row!.organization_id === orgId, text_chars: stats.chars },

@@ -2,10 +2,13 @@
 // search on pgvector (cosine, the model's passages only, max_distance), full-text search on the stored tsvector,
 // merged by reciprocal rank fusion with the org's rrf_k; summaries that outrank their rows drop them; a window adds
 // neighbour rows to page-text results. An embedder that fails, or the daily embeddings limit, leaves text search
-// alone: a search never fails for it (`dense` says whether the vector search ran).
+// alone: a search never fails for it (`dense` says whether the vector search ran). The scope (searchScope): the org's
+// passages, other orgs' public sources and the shared pages of the submodules the org subscribes to.
 import { HttpError, badRequest, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { EMBEDDING_DIMENSIONS, vectorLiteral, type Embedder } from './embeddings.js';
+import { sharedIn } from './owner.js';
 import type { KnowledgeSettings, Mode, OrgKnowledge } from './settings.js';
+import { subscribedBy } from './subscriptions.js';
 
 export interface SearchInput {
   query: string;
@@ -56,19 +59,21 @@ export interface SearchContext {
 
 /**
  * One part of a search's scope: a condition on `c`, which is `knowledge_chunks` or `knowledge_versions` (the scope's
- * size is summed over versions), so it may name only the columns both have: organization_id and source_id.
+ * size is summed over versions), so it may name only the columns both have: organization_id, shared_scope and
+ * source_id.
  */
 export interface ScopePart { sql: string; params: unknown[] }
 
 /**
- * The passages a search of `orgId` reads, as disjoint parts: the org's own, and those of other orgs' public sources.
- * THE SEAM for subscribed submodule sources (submodules issue): add their part here. The index path ORs the parts;
- * the exact path (searchExact) reads each part by its own index.
+ * The passages a search of `orgId` reads, as disjoint parts: the org's own, those of other orgs' public sources, and
+ * the shared pages of the submodules it subscribes to (`submodules`; none without the submodules module). The index
+ * path ORs the parts; the exact path (exactSearch) reads each part by its own index.
  */
-export function searchScope(orgId: number): ScopePart[] {
+export function searchScope(orgId: number, submodules: string[] = []): ScopePart[] {
   return [
     { sql: 'c.organization_id = ?', params: [orgId] },
     { sql: 'c.source_id in (select id from knowledge_sources where public and organization_id <> ?)', params: [orgId] },
+    ...(submodules.length ? [sharedIn(submodules, 'c')] : []),
   ];
 }
 
@@ -97,12 +102,13 @@ export async function search(ctx: SearchContext, input: SearchInput, options: { 
   }
   const n = candidatesFor(topK);
   const mode = settings.mode;
+  const scope = searchScope(ctx.org.id, await subscribedBy(ctx.services, ctx.em, ctx.org.id));
   const query = mode === 'text' || !ctx.vectors ? null : await queryVector(ctx, input);
   const dense = query !== null;
-  const vectorHits = dense ? await vectorSearch(ctx, input, query!, n) : [];
+  const vectorHits = dense ? await vectorSearch(ctx, scope, input, query!, n) : [];
   const vectorIds = vectorHits.map((r) => r.id);
   // Mode vector skips the text search only when the vector search ran.
-  const textIds = mode === 'vector' && dense ? [] : await textSearch(ctx, input, n);
+  const textIds = mode === 'vector' && dense ? [] : await textSearch(ctx, scope, input, n);
   const fused = fuse([vectorIds, textIds], settings.rrf_k);
   const rows = await details(ctx.em, [...fused.keys()]);
   const kept = dropOutranked(rows, fused).slice(0, topK);
@@ -150,8 +156,7 @@ async function queryVector(ctx: SearchContext, input: SearchInput): Promise<{ ve
  * (~5 ms per 12,500 passages, recall 1). Larger scopes take the HNSW index, whose filtered (iterative) scans lose
  * recall as the scope becomes a small slice of the table, and which only wins when the scope is large.
  */
-async function vectorSearch(ctx: SearchContext, input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<{ id: number; distance: number }[]> {
-  const parts = searchScope(ctx.org.id);
+async function vectorSearch(ctx: SearchContext, parts: ScopePart[], input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<{ id: number; distance: number }[]> {
   const search: VectorQuery = { parts, category: categoryPart(input), vector: vectorLiteral(query.vector), model: query.model, n };
   const large = await scopeSize(ctx.em, search) > ctx.deployment.KNOWLEDGE_EXACT_SCAN_MAX;
   let rows = large ? await indexSearch(ctx.em, search) : [];
@@ -226,12 +231,11 @@ async function exactSearch(em: EntityManager, q: VectorQuery): Promise<VectorRow
  */
 export const TEXT_RANK_CAP = 10_000;
 
-async function textSearch(ctx: SearchContext, input: SearchInput, n: number): Promise<number[]> {
+async function textSearch(ctx: SearchContext, parts: ScopePart[], input: SearchInput, n: number): Promise<number[]> {
   const category = categoryPart(input);
   // The stored, GIN-indexed tsv column: the query's text is parsed once, passages never per query. Each part is
   // matched on its own, so the planner can take its index (a small org's rows) rather than a common word's matches
   // across every org; the first TEXT_RANK_CAP matches of each part are ranked.
-  const parts = searchScope(ctx.org.id);
   const matches = parts.map((p) => `(select c.id, c.tsv from knowledge_chunks c
      where c.tsv @@ websearch_to_tsquery('english', ?) and ${p.sql} ${category.sql} limit ?)`).join(' union all ');
   const rows: { id: string }[] = await ctx.em.execute(

@@ -1,5 +1,6 @@
 // Writing a source (PUT /api/knowledge/sources/<key>): the checks of the spec on the chunks, the content hash, the
 // embedding of chunks sent without vectors, and the one transaction that replaces the source's version and chunks.
+// The same write serves an org's sources and the shared pages of submodules (no org: no limits, never public).
 // Reads of one source and of the org's list are here too, so the route files only shape requests and answers.
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -7,6 +8,7 @@ import { HttpError, badRequest, conflict, forbidden, notFound, type CoreServices
 import { EMBEDDING_DIMENSIONS, EmbedderFailed, vectorLiteral, type Embedder } from './embeddings.js';
 import { isPublisher, type KnowledgeSettings } from './settings.js';
 import { crawlView, type CrawlRow, type CrawlView } from './crawl/records.js';
+import { ownedBy, ownerColumns, type Owner } from './owner.js';
 
 export const KEY_PATTERN = /^[A-Za-z0-9._:/-]{1,255}$/;
 export const MAX_CHUNKS = 5000;
@@ -135,7 +137,13 @@ export async function listSources(em: EntityManager, orgId: number, category?: s
 }
 
 export async function findSource(em: EntityManager, orgId: number, key: string): Promise<(SourceView & { id: number; version_id: number | null }) | null> {
-  const [row]: SourceRow[] = await em.execute(`${SOURCE_SELECT} where s.organization_id = ? and s.key = ?`, [orgId, key]);
+  return findOwnedSource(em, { orgId }, key);
+}
+
+/** The source of `key` of an org, or of a submodule's shared pages. */
+async function findOwnedSource(em: EntityManager, owner: Owner, key: string): Promise<(SourceView & { id: number; version_id: number | null }) | null> {
+  const owned = ownedBy(owner, 's');
+  const [row]: SourceRow[] = await em.execute(`${SOURCE_SELECT} where ${owned.sql} and s.key = ?`, [...owned.params, key]);
   return row ? { ...sourceView(row), id: row.id, version_id: row.version_id === null ? null : Number(row.version_id) } : null;
 }
 
@@ -160,18 +168,22 @@ export async function deleteSource(request: FastifyRequest, key: string): Promis
   return { deleted: key };
 }
 
-export interface WriteContext {
+/** The writer: an org (its limits, the publisher rule, its embeddings count) or a submodule's shared page (none of them). */
+export type WriteOwner = { org: OrgSnapshot; submodule?: never } | { submodule: string; org?: never };
+
+export const ownerOf = (writer: WriteOwner): Owner => (writer.org ? { orgId: writer.org.id } : { submodule: writer.submodule! });
+
+export type WriteContext = WriteOwner & {
   em: EntityManager;
-  org: OrgSnapshot;
   services: CoreServices;
   deployment: KnowledgeSettings;
-  /** The org's embedder (null: text only), asked only when chunks come without vectors. */
+  /** The org's embedder, or the deployment's for a shared page (null: text only), asked only when chunks come without vectors. */
   embedder: () => Promise<Embedder | null>;
   /** Does the database have pgvector (the embedding column)? */
   vectors: boolean;
   /** Who split the text: a client (`api`, the default) or the service (`crawl`, `upload`: rows start with the title line). */
   origin?: SourceOrigin;
-}
+};
 
 export type SourceOrigin = 'api' | 'crawl' | 'upload';
 
@@ -194,12 +206,13 @@ const conflictingWrites = (): never => {
 /** One attempt; null when the source changed under it after it decided not to embed (the caller tries again). */
 async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Promise<WriteResult | null> {
   const { em, org, services } = ctx;
-  if (input.public === true && !isPublisher(ctx.deployment, org)) {
+  const owner = ownerOf(ctx);
+  if (input.public === true && !(org && isPublisher(ctx.deployment, org))) {
     throw forbidden('Only publisher orgs may write public sources (KNOWLEDGE_PUBLISHERS, or the superadmin\'s publisher switch)', 'not_publisher');
   }
   checkChunks(input);
   const hash = input.content_hash?.trim() || (input.chunks ? contentHash(input) : null);
-  const current = await findSource(em, org.id, key);
+  const current = await findOwnedSource(em, owner, key);
   if (!input.chunks && (!hash || hash !== current?.current_version?.content_hash)) {
     throw badRequest('body.chunks: required unless content_hash equals the current version\'s hash (a metadata-only update)', 'chunks_required', { field: 'body.chunks' });
   }
@@ -217,48 +230,52 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
     } else if (ctx.vectors) {
       const embedder = await ctx.embedder().catch((err: unknown) => { throw embedFailure(err); });
       if (embedder) {
-        await services.limits.checkRate(em, org.id, 'knowledge.embeddings_per_day', chunks.length);
+        // A shared page is the deployment's: no org's embeddings count.
+        if (org) await services.limits.checkRate(em, org.id, 'knowledge.embeddings_per_day', chunks.length);
         vectors = await embedder.embed(chunks.map((c) => c.content), 'passage').catch((err: unknown) => { throw embedFailure(err); });
         model = embedder.model;
-        embedded = chunks.length;
+        embedded = org ? chunks.length : 0;
       }
     }
   }
 
+  const owned = ownedBy(owner, 's');
+  const [orgId, sharedScope] = ownerColumns(owner);
   return em.transactional(async (tx) => {
     let [row]: { id: number; content_hash: string | null }[] = await tx.execute(
       `select s.id, v.content_hash from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id
-       where s.organization_id = ? and s.key = ? for update of s`, [org.id, key]);
+       where ${owned.sql} and s.key = ? for update of s`, [...owned.params, key]);
     const meta = {
       category: input.category, title: input.title, url: input.url, public: input.public, origin: ctx.origin ?? 'api',
     };
     if (row && row.content_hash === hash) {
       await updateMeta(tx, row.id, meta);
-      return { source: (await findSource(tx, org.id, key))!, changed: false };
+      return { source: (await findOwnedSource(tx, owner, key))!, changed: false };
     }
     // It was unchanged at the first look (so nothing was embedded) and another write has changed it since.
     if (unchanged) return null;
     if (!row) {
-      await services.limits.reserve(tx, org.id, 'knowledge.sources');
+      if (org) await services.limits.reserve(tx, org.id, 'knowledge.sources');
       [row] = await tx.execute(
-        `insert into knowledge_sources (organization_id, key, category, title, url, public, origin) values (?, ?, ?, ?, ?, ?, ?)
-         on conflict (organization_id, key) do nothing returning id, null as content_hash`,
-        [org.id, key, meta.category ?? '', meta.title ?? '', meta.url ?? '', meta.public ?? false, meta.origin ?? 'api']);
+        // No conflict target: the key is unique per org or per submodule, by two indexes.
+        `insert into knowledge_sources (organization_id, shared_scope, key, category, title, url, public, origin) values (?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict do nothing returning id, null as content_hash`,
+        [orgId, sharedScope, key, meta.category ?? '', meta.title ?? '', meta.url ?? '', meta.public ?? false, meta.origin ?? 'api']);
       // A concurrent write made it first: replace its version like any other.
-      if (!row) [row] = await tx.execute('select id, null as content_hash from knowledge_sources where organization_id = ? and key = ? for update', [org.id, key]);
+      if (!row) [row] = await tx.execute(`select id, null as content_hash from knowledge_sources s where ${owned.sql} and s.key = ? for update`, [...owned.params, key]);
     }
     // The old version goes with its chunks (cascade) before the new one counts against knowledge.passages.
     await tx.execute('delete from knowledge_versions where source_id = ?', [row!.id]);
-    if (chunks.length) await services.limits.reserve(tx, org.id, 'knowledge.passages', chunks.length);
+    if (chunks.length && org) await services.limits.reserve(tx, org.id, 'knowledge.passages', chunks.length);
     const [version]: { id: string }[] = await tx.execute(
-      'insert into knowledge_versions (organization_id, source_id, content_hash, embedding_model, chunk_count) values (?, ?, ?, ?, ?) returning id',
-      [org.id, row!.id, hash!, vectors && ctx.vectors ? model : null, chunks.length]);
-    if (chunks.length) await insertChunks(tx, { orgId: org.id, sourceId: row!.id, versionId: Number(version.id), chunks, vectors: ctx.vectors ? vectors : null, model });
+      'insert into knowledge_versions (organization_id, shared_scope, source_id, content_hash, embedding_model, chunk_count) values (?, ?, ?, ?, ?, ?) returning id',
+      [orgId, sharedScope, row!.id, hash!, vectors && ctx.vectors ? model : null, chunks.length]);
+    if (chunks.length) await insertChunks(tx, { owner, sourceId: row!.id, versionId: Number(version.id), chunks, vectors: ctx.vectors ? vectors : null, model });
     await tx.execute('update knowledge_sources set current_version_id = ? where id = ?', [version.id, row!.id]);
     await updateMeta(tx, row!.id, meta);
     // Counted with the write: a rolled-back write is not counted (spec "Limits": consume before, not committed).
-    if (embedded) await services.limits.consume(tx, org.id, 'knowledge.embeddings_per_day', embedded);
-    return { source: (await findSource(tx, org.id, key))!, changed: true };
+    if (embedded) await services.limits.consume(tx, org!.id, 'knowledge.embeddings_per_day', embedded);
+    return { source: (await findOwnedSource(tx, owner, key))!, changed: true };
   });
 }
 
@@ -277,15 +294,15 @@ async function updateMeta(em: EntityManager, sourceId: number, meta: { category?
 }
 
 /** All chunks in one statement: a JSON array turned into rows (vectors as pgvector text). */
-async function insertChunks(em: EntityManager, args: { orgId: number; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
+async function insertChunks(em: EntityManager, args: { owner: Owner; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
   const rows = args.chunks.map((c, i) => ({
     ordinal: c.ordinal, level: c.level ?? 0, parent_ordinal: c.parent_ordinal ?? null, content: c.content,
     embedding: args.vectors ? vectorLiteral(args.vectors[i]) : null,
   }));
   const withVectors = args.vectors !== null;
   await em.execute(
-    `insert into knowledge_chunks (organization_id, source_id, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? ', embedding' : ''})
-     select ?, ?, ?, r.ordinal, r.level, r.parent_ordinal, r.content, ?${withVectors ? ', r.embedding::vector' : ''}
+    `insert into knowledge_chunks (organization_id, shared_scope, source_id, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? ', embedding' : ''})
+     select ?, ?, ?, ?, r.ordinal, r.level, r.parent_ordinal, r.content, ?${withVectors ? ', r.embedding::vector' : ''}
      from json_to_recordset(?::json) as r(ordinal integer, level integer, parent_ordinal integer, content text, embedding text)`,
-    [args.orgId, args.sourceId, args.versionId, withVectors ? args.model : null, JSON.stringify(rows)]);
+    [...ownerColumns(args.owner), args.sourceId, args.versionId, withVectors ? args.model : null, JSON.stringify(rows)]);
 }

@@ -3,6 +3,7 @@
 import { Type, badRequest, defineTool } from '@quad/core';
 import { knowledgeContext } from './context.js';
 import { readSource } from './reader.js';
+import { subscribedBy } from './subscriptions.js';
 import { REEMBED_JOB, startReembed, staleSources } from './reembed.js';
 import { search } from './search.js';
 import { sourceKey } from './sources.js';
@@ -48,7 +49,7 @@ export const readSourceTool = defineTool({
     if (input.key === undefined && input.chunk === undefined) throw badRequest('Give key or chunk', 'key_or_chunk_required');
     const key = input.chunk === undefined ? sourceKey(input.key) : undefined;
     const ctx = await knowledgeContext(services, em, org);
-    const page = await readSource(em, org.id, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset });
+    const page = await readSource(em, org.id, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset }, await subscribedBy(services, em, org.id));
     return {
       key: page.source.key, title: page.source.title, url: page.source.url, own: page.source.own,
       text: page.passages.map((p) => p.text).join('\n'), offset: page.offset, next_offset: page.next_offset, total: page.total,

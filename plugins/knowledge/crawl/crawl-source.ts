@@ -1,7 +1,9 @@
 // One crawl of one source (spec "Crawl and search behavior", steps 1 to 6): fetch the page (page.ts), stop when
 // its hash is unchanged, extract the main text, refuse a text under half of the last one, split it into passages
-// with the title on each, and write the new version (embedded when the org has an embedder) through writeSource.
-// Whatever happens is kept: the crawl record's last_attempt_at, last_error, page hash; a run-log row; and a problem
+// with the title on each, and write the new version (embedded when there is an embedder) through writeSource.
+// The steps (attemptCrawl, saveAttempt) serve an org's crawl records and the shared pages of submodules alike
+// (shared-crawl.ts); what differs is the setup (whose settings, embedder and renderer) and what is kept besides the
+// record. For an org's crawl: the crawl record's last_attempt_at, last_error, page hash; a run-log row; and a problem
 // notification while the page fails, cleared when it works again. A failure never touches the source's chunks.
 import { createHash } from 'node:crypto';
 import { HttpError, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
@@ -10,7 +12,8 @@ import { knowledgeContext } from '../context.js';
 import { extractDocument, ExtractFailed } from '../extract/index.js';
 import { splitPassages } from '../extract/passages.js';
 import { recordRun } from '../runs.js';
-import { MAX_CHUNKS, writeSource } from '../sources.js';
+import { MAX_CHUNKS, ownerOf, writeSource, type WriteContext } from '../sources.js';
+import { ownedBy } from '../owner.js';
 import type { KnowledgeSettings } from '../settings.js';
 import { CrawlFailed, fetchPage, type FetchedPage, type RenderService } from './page.js';
 import { findCrawl, type CrawlRow } from './records.js';
@@ -35,29 +38,13 @@ export interface CrawlContext { em: EntityManager; org: OrgSnapshot; services: C
 /** Crawl the org's source `key`; null when it has no crawl record (deleted since it was queued). Never throws for the page's failures. */
 export async function crawlSource(ctx: CrawlContext, key: string, options: { force: boolean }): Promise<CrawlOutcome | null> {
   const { em, org, services } = ctx;
-  const crawl = await findCrawl(em, org.id, key);
+  const crawl = await findCrawl(em, { orgId: org.id }, key);
   if (!crawl) return null;
-  const startedAt = new Date();
-  let outcome: CrawlOutcome;
-  let pageState: { hash: string; textChars: number | null } | null = null;
-  try {
-    const result = await crawlOnce(ctx, crawl, options.force);
-    outcome = { key, changed: result.changed, passages: result.passages, error: null };
-    pageState = { hash: result.hash, textChars: result.textChars };
-  } catch (err) {
-    outcome = { key, changed: false, passages: 0, error: failureMessage(err) };
-    if (!isExpected(err)) ctx.log.error({ err, key }, 'knowledge crawl failed unexpectedly');
-  }
+  const attempt = await attemptCrawl(crawl, () => orgSetup(ctx), options.force, ctx.log);
+  const { outcome } = attempt;
   await em.transactional(async (tx) => {
-    await tx.execute(
-      `update knowledge_crawls set last_attempt_at = ?, last_error = ?,
-         -- every attempt (the schedule's, a Run now, a reindex) counts the next one from now
-         next_at = now() + make_interval(hours => fetch_every_hours),
-         last_success_at = case when ?::boolean then now() else last_success_at end,
-         page_hash = coalesce(?, page_hash), text_chars = coalesce(?, text_chars)
-       where id = ?`,
-      [startedAt, outcome.error, outcome.error === null, pageState?.hash ?? null, pageState?.textChars ?? null, crawl.id]);
-    await recordRun(tx, org.id, { sourceKey: key, kind: 'crawl', startedAt, changed: outcome.changed, passages: outcome.passages, error: outcome.error });
+    await saveAttempt(tx, crawl.id, attempt);
+    await recordRun(tx, org.id, { sourceKey: key, kind: 'crawl', startedAt: attempt.startedAt, changed: outcome.changed, passages: outcome.passages, error: outcome.error });
     if (outcome.error === null) {
       await services.clearProblem(tx, org.id, crawlProblemKey(key));
     } else {
@@ -70,13 +57,75 @@ export async function crawlSource(ctx: CrawlContext, key: string, options: { for
   return outcome;
 }
 
+/** The org's passage size, embedder and page-rendering service; the source is written as the org's. */
+async function orgSetup(ctx: CrawlContext): Promise<CrawlSetup> {
+  const knowledge = await knowledgeContext(ctx.services, ctx.em, ctx.org);
+  return {
+    write: { ...knowledge, origin: 'crawl' },
+    chunkChars: knowledge.settings.chunk_chars, overlap: knowledge.settings.chunk_overlap,
+    userAgent: knowledge.deployment.KNOWLEDGE_USER_AGENT,
+    render: await renderServiceFor(ctx, knowledge.deployment),
+  };
+}
+
+/**
+ * What a crawl takes from the owner of its record: where the source is written (the org's, or a submodule's shared
+ * page with the deployment's embedder), the passage size and the page-rendering service.
+ */
+export interface CrawlSetup {
+  write: WriteContext;
+  chunkChars: number;
+  overlap: number;
+  userAgent: string;
+  render: RenderService | null;
+}
+
+export interface CrawlAttempt {
+  outcome: CrawlOutcome;
+  startedAt: Date;
+  /** The page fetched and the size of its text (null when the text was not read: an unchanged page); null on failure. */
+  page: { hash: string; textChars: number | null } | null;
+}
+
+/**
+ * Steps 1 to 6 on one crawl record, whoever owns it, with the failure caught: its message is for the officer (or the
+ * superadmin, for a shared page); only an unexpected failure is logged.
+ */
+export async function attemptCrawl(crawl: CrawlRow, setup: () => Promise<CrawlSetup>, force: boolean, log: FastifyBaseLogger): Promise<CrawlAttempt> {
+  const startedAt = new Date();
+  try {
+    const result = await crawlPage(await setup(), crawl, force);
+    return {
+      startedAt, outcome: { key: crawl.key, changed: result.changed, passages: result.passages, error: null },
+      page: { hash: result.hash, textChars: result.textChars },
+    };
+  } catch (err) {
+    if (!isExpected(err)) log.error({ err, key: crawl.key }, 'knowledge crawl failed unexpectedly');
+    return { startedAt, outcome: { key: crawl.key, changed: false, passages: 0, error: failureMessage(err) }, page: null };
+  }
+}
+
+/** Keep an attempt on its crawl record: when, its error (the last error stays until a crawl works), the page's hash. */
+export async function saveAttempt(em: EntityManager, crawlId: number, attempt: CrawlAttempt): Promise<void> {
+  const { outcome, page } = attempt;
+  await em.execute(
+    `update knowledge_crawls set last_attempt_at = ?, last_error = ?,
+       -- every attempt (the schedule's, a Run now, a reindex) counts the next one from now
+       next_at = now() + make_interval(hours => fetch_every_hours),
+       last_success_at = case when ?::boolean then now() else last_success_at end,
+       page_hash = coalesce(?, page_hash), text_chars = coalesce(?, text_chars)
+     where id = ?`,
+    [attempt.startedAt, outcome.error, outcome.error === null, page?.hash ?? null, page?.textChars ?? null, crawlId]);
+}
+
 interface Crawled { changed: boolean; passages: number; hash: string; textChars: number | null }
 
-async function crawlOnce(ctx: CrawlContext, crawl: CrawlRow, force: boolean): Promise<Crawled> {
-  const knowledge = await knowledgeContext(ctx.services, ctx.em, ctx.org);
-  const page = await fetchPage(crawl.url, { userAgent: knowledge.deployment.KNOWLEDGE_USER_AGENT, render: await renderServiceFor(ctx, knowledge.deployment) });
+async function crawlPage(setup: CrawlSetup, crawl: CrawlRow, force: boolean): Promise<Crawled> {
+  const { write } = setup;
+  const page = await fetchPage(crawl.url, { userAgent: setup.userAgent, render: setup.render });
   const hash = `sha256:${createHash('sha256').update(page.body).digest('hex')}`;
-  const hasSource = (await ctx.em.execute('select 1 from knowledge_sources where organization_id = ? and key = ?', [ctx.org.id, crawl.key])).length > 0;
+  const owned = ownedBy(ownerOf(write), 's');
+  const hasSource = (await write.em.execute(`select 1 from knowledge_sources s where ${owned.sql} and s.key = ?`, [...owned.params, crawl.key])).length > 0;
   if (!force && hasSource && hash === crawl.page_hash) return { changed: false, passages: 0, hash, textChars: null };
 
   const { title: pageTitle, text } = await pageText(page);
@@ -85,12 +134,12 @@ async function crawlOnce(ctx: CrawlContext, crawl: CrawlRow, force: boolean): Pr
     throw new CrawlFailed(`The page's text shrank from ${last} to ${text.length} characters (under half): the last version is kept; run the crawl with force to accept it`);
   }
   const title = crawl.title || pageTitle || crawl.url;
-  const { chunk_chars: chunkChars, chunk_overlap: overlap } = knowledge.settings;
+  const { chunkChars, overlap } = setup;
   const passages = splitPassages(text, { chunkChars, overlap, title });
   if (passages.length > MAX_CHUNKS) {
     throw new CrawlFailed(`The page splits into ${passages.length} passages; a source holds up to ${MAX_CHUNKS}: raise chunk_chars in the knowledge settings`);
   }
-  const written = await writeSource({ ...knowledge, origin: 'crawl' }, crawl.key, {
+  const written = await writeSource(write, crawl.key, {
     category: crawl.category, title, url: crawl.url, public: crawl.public,
     // The same text at the same passage size is the same version, whatever the page's markup.
     content_hash: `crawl:${createHash('sha256').update(`${chunkChars}\0${overlap}\0${title}\0${text}`).digest('hex')}`,
@@ -114,6 +163,10 @@ async function pageText(page: FetchedPage): Promise<{ title: string; text: strin
   return extractDocument(name, page.body);
 }
 
+/** The deployment's page-rendering service (RENDER_URL, an operator's), or none (a plain GET). */
+export const deploymentRenderService = (deployment: KnowledgeSettings): RenderService | null =>
+  (deployment.RENDER_URL ? { url: deployment.RENDER_URL, apiKey: deployment.RENDER_API_KEY ?? null, trusted: true } : null);
+
 /** The org's own rendering service (Integrations), else RENDER_URL, else none (a plain GET). */
 async function renderServiceFor(ctx: CrawlContext, deployment: KnowledgeSettings): Promise<RenderService | null> {
   const { services, em, org } = ctx;
@@ -126,7 +179,7 @@ async function renderServiceFor(ctx: CrawlContext, deployment: KnowledgeSettings
       return { url, apiKey, trusted: false };
     }
   }
-  return deployment.RENDER_URL ? { url: deployment.RENDER_URL, apiKey: deployment.RENDER_API_KEY ?? null, trusted: true } : null;
+  return deploymentRenderService(deployment);
 }
 
 // Limits (409 knowledge.sources / knowledge.passages, 429), the publisher rule (403) and the embedder (502) are

@@ -1,5 +1,6 @@
 // The crawl jobs (spec "Events", document 1 "Other protections"): knowledge.crawl_due every 10 minutes takes up to
-// KNOWLEDGE_CRAWL_BATCH due crawl records, one of each org in turn, and starts a knowledge.crawl_source for each,
+// KNOWLEDGE_CRAWL_BATCH due crawl records, one of each org in turn, and starts a knowledge.crawl_source for each
+// (a knowledge.crawl_shared for a shared page of a submodule that some org subscribes to, shared-crawl.ts),
 // spaced KNOWLEDGE_CRAWL_GAP_SECONDS apart per host; knowledge.crawl_source crawls one source, one run at a time per
 // source; knowledge.reindex crawls every crawl record of an org with force, one run at a time per org. Orgs with
 // knowledge off and inactive orgs (no Discord server bound) are left out of the schedule.
@@ -7,6 +8,9 @@ import { defineJob, notFound, Type, type CoreServices, type EntityManager } from
 import { startCountedJob } from '../job-start.js';
 import { MODULE, settingsOf } from '../context.js';
 import { crawlSource, type CrawlContext, type CrawlOutcome } from './crawl-source.js';
+import { CRAWL_SHARED_JOB } from './shared-crawl.js';
+import { sharedIn } from '../owner.js';
+import { withSubscribers } from '../subscriptions.js';
 
 export const CRAWL_SOURCE_JOB = 'knowledge.crawl_source';
 export const CRAWL_DUE_JOB = 'knowledge.crawl_due';
@@ -57,38 +61,43 @@ function hostGap(seconds: number) {
 
 const hostOf = (url: string) => { try { return new URL(url).host.toLowerCase(); } catch { return url; } };
 
-interface Due { organization_id: number; key: string; url: string }
+/** A due crawl record: an org's (organization_id) or a submodule's shared page (shared_scope). */
+interface Due { organization_id: number | null; shared_scope: string | null; key: string; url: string }
 
 /**
- * Take up to `batch` due crawl records, one of each org in turn (the oldest due first within an org), and move
- * each one's next crawl a schedule ahead in the same statement, so no other run takes them.
+ * Take up to `batch` due crawl records, one of each org (and of each submodule in `submodules`, whose shared pages
+ * take their turns like an org's) in turn, the oldest due first within each, and move each one's next crawl a
+ * schedule ahead in the same statement, so no other run takes them.
  */
-export async function takeDue(em: EntityManager, services: CoreServices, batch: number): Promise<Due[]> {
+export async function takeDue(em: EntityManager, services: CoreServices, batch: number, submodules: string[] = []): Promise<Due[]> {
   const knowledgeDefault = services.registry.get(MODULE)?.defaultEnabled === true;
+  const shared = sharedIn(submodules, 'c');
   return em.execute(
     `with due as (
-       select c.id, c.organization_id, c.key, c.url,
-              row_number() over (partition by c.organization_id order by c.next_at, c.id) as turn, c.next_at
-       from knowledge_crawls c join organizations o on o.id = c.organization_id
-       where c.enabled and c.next_at <= now() and o.discord_guild_id is not null
-         and coalesce((o.modules ->> 'knowledge')::boolean, ?::boolean)
+       select c.id, c.organization_id, c.shared_scope, c.key, c.url,
+              row_number() over (partition by c.organization_id, c.shared_scope order by c.next_at, c.id) as turn, c.next_at
+       from knowledge_crawls c left join organizations o on o.id = c.organization_id
+       where c.enabled and c.next_at <= now()
+         and ((o.discord_guild_id is not null and coalesce((o.modules ->> 'knowledge')::boolean, ?::boolean)) or ${shared.sql})
      ), taken as (
        select id from due order by turn, next_at, id limit ?
      )
      update knowledge_crawls c set next_at = now() + make_interval(hours => c.fetch_every_hours)
      from taken where c.id = taken.id and c.next_at <= now()
-     returning c.organization_id, c.key, c.url`, [knowledgeDefault, batch]);
+     returning c.organization_id, c.shared_scope, c.key, c.url`, [knowledgeDefault, ...shared.params, batch]);
 }
 
 export const crawlDueJob = defineJob({
   name: CRAWL_DUE_JOB,
-  description: 'Starts the crawls that are due: up to KNOWLEDGE_CRAWL_BATCH, one source of each org in turn, spaced per host',
+  description: 'Starts the crawls that are due: up to KNOWLEDGE_CRAWL_BATCH, one source of each org (and shared page of each subscribed submodule) in turn, spaced per host',
   cron: '*/10 * * * *',
   maxAttempts: 1,
   async handler({ em, services, log }) {
     const settings = settingsOf(services);
+    // Shared pages only of submodules some org subscribes to (none without the submodules module).
+    const submodules = await withSubscribers(services, em);
     const started = await em.transactional(async (tx) => {
-      const due = await takeDue(tx, services, settings.KNOWLEDGE_CRAWL_BATCH);
+      const due = await takeDue(tx, services, settings.KNOWLEDGE_CRAWL_BATCH, submodules);
       const perHost = new Map<string, number>();
       let count = 0;
       for (const d of due) {
@@ -97,7 +106,11 @@ export const crawlDueJob = defineJob({
         perHost.set(host, n + 1);
         const runAt = new Date(Date.now() + n * settings.KNOWLEDGE_CRAWL_GAP_SECONDS * 1000);
         try {
-          await services.startJob(tx, CRAWL_SOURCE_JOB, { key: d.key, force: false }, { orgId: d.organization_id, runAt });
+          if (d.shared_scope !== null) {
+            await services.startJob(tx, CRAWL_SHARED_JOB, { submodule: d.shared_scope, key: d.key, force: false }, { runAt });
+          } else {
+            await services.startJob(tx, CRAWL_SOURCE_JOB, { key: d.key, force: false }, { orgId: d.organization_id, runAt });
+          }
           count++;
         } catch (err) {
           // Already queued or running (an officer's Run now): that run is this one.

@@ -3,6 +3,7 @@
 // matter) and the publisher rule for public; a new or changed URL is due at once.
 import { badRequest, forbidden, notFound, type EntityManager, type OrgSnapshot } from '@quad/core';
 import { isPublisher, type KnowledgeSettings } from '../settings.js';
+import { ownedBy, type Owner } from '../owner.js';
 
 export const DEFAULT_EVERY_HOURS = 24;
 export const URL_MAX = 2048;
@@ -49,8 +50,10 @@ export function crawlView(row: CrawlRow): CrawlView {
 const CRAWL_COLUMNS = `id, key, url, category, title, public, fetch_every_hours, enabled, next_at, last_attempt_at, last_success_at,
   last_error, page_hash, text_chars`;
 
-export async function findCrawl(em: EntityManager, orgId: number, key: string): Promise<CrawlRow | null> {
-  const [row]: CrawlRow[] = await em.execute(`select ${CRAWL_COLUMNS} from knowledge_crawls where organization_id = ? and key = ?`, [orgId, key]);
+/** The crawl record of `key` of an org, or of a submodule's shared pages. */
+export async function findCrawl(em: EntityManager, owner: Owner, key: string): Promise<CrawlRow | null> {
+  const owned = ownedBy(owner, 'c');
+  const [row]: CrawlRow[] = await em.execute(`select ${CRAWL_COLUMNS} from knowledge_crawls c where ${owned.sql} and c.key = ?`, [...owned.params, key]);
   return row ?? null;
 }
 
@@ -59,18 +62,18 @@ export async function listCrawls(em: EntityManager, orgId: number): Promise<Craw
   return rows.map(crawlView);
 }
 
-/** An http(s) URL without credentials (the crawl checks where it resolves); 400 otherwise. */
-export function crawlUrl(raw: string): string {
+/** An http(s) URL without credentials (the crawl checks where it resolves); 400 at `field` otherwise. */
+export function crawlUrl(raw: string, field = 'body.url'): string {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw badRequest('body.url: not a valid URL (for example https://example.edu/library/hours)', 'bad_url', { field: 'body.url' });
+    throw badRequest(`${field}: not a valid URL (for example https://example.edu/library/hours)`, 'bad_url', { field });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('body.url: only http and https URLs are crawled', 'bad_url', { field: 'body.url' });
-  if (url.username || url.password) throw badRequest('body.url: a URL with a user name or password is not crawled', 'bad_url', { field: 'body.url' });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field}: only http and https URLs are crawled`, 'bad_url', { field });
+  if (url.username || url.password) throw badRequest(`${field}: a URL with a user name or password is not crawled`, 'bad_url', { field });
   url.hash = '';
-  if (url.href.length > URL_MAX) throw badRequest(`body.url: up to ${URL_MAX} characters`, 'bad_url', { field: 'body.url' });
+  if (url.href.length > URL_MAX) throw badRequest(`${field}: up to ${URL_MAX} characters`, 'bad_url', { field });
   return url.href;
 }
 
@@ -80,7 +83,7 @@ export async function saveCrawl(em: EntityManager, org: OrgSnapshot, deployment:
     throw forbidden('Only publisher orgs may write public sources (KNOWLEDGE_PUBLISHERS, or the superadmin\'s publisher switch)', 'not_publisher');
   }
   const url = input.url === undefined ? undefined : crawlUrl(input.url);
-  const current = await findCrawl(em, org.id, key);
+  const current = await findCrawl(em, { orgId: org.id }, key);
   if (!current && url === undefined) throw badRequest('body.url: required for a new crawl', 'url_required', { field: 'body.url' });
   const [row]: (CrawlRow & { created: boolean })[] = await em.execute(
     `insert into knowledge_crawls as c (organization_id, key, url, category, title, public, fetch_every_hours, enabled)

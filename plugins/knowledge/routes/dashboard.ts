@@ -4,6 +4,7 @@
 import { ErrorBody, OrgParams, Type, badRequest, type RoutesPlugin } from '@quad/core';
 import { knowledgeContext, settingsOf, storedOrgSettings } from '../context.js';
 import { readSource } from '../reader.js';
+import { subscribedBy } from '../subscriptions.js';
 import { startReembed } from '../reembed.js';
 import { deleteSource, listSources, sourceKey } from '../sources.js';
 import { ORG_CONFIG_KEY, isPublisher, orgDefaults, resolveOrgSettings, type OrgKnowledge } from '../settings.js';
@@ -72,13 +73,14 @@ export default (async (app) => {
     config: officer,
     schema: {
       operationId: 'getDashboardKnowledgeSourcePage', tags: ['knowledge'],
-      summary: 'One source\'s text a page at a time (500 rows or 200,000 characters; summaries left out; chunk_overlap removed): the org\'s own, else the oldest public source of the key',
+      summary: 'One source\'s text a page at a time (500 rows or 200,000 characters; summaries left out; chunk_overlap removed): the org\'s own, else the oldest public source of the key, else a shared page of a subscribed submodule',
       params: KeyParams, querystring: ReadQuery, response: { 200: ReadOut, ...Errors },
     },
   }, async (request) => {
     const key = request.query.chunk === undefined ? sourceKey(request.params['*']) : undefined;
     const ctx = await knowledgeContext(app.quad, request.em, request.org!);
-    return readSource(request.em, request.org!.id, ctx.settings.chunk_overlap, { key, chunk: request.query.chunk, offset: request.query.offset });
+    const subscribed = await subscribedBy(app.quad, request.em, request.org!.id);
+    return readSource(request.em, request.org!.id, ctx.settings.chunk_overlap, { key, chunk: request.query.chunk, offset: request.query.offset }, subscribed);
   });
 
   app.delete('/api/dashboard/:org/knowledge/sources/*', {

@@ -3,7 +3,7 @@
 // token of acm, and helpers that write sources and search through the real routes.
 import type { LightMyRequestResponse } from 'fastify';
 import { bearer, signInOfficer, startSignInWorld, type SignInWorld, type TeardownHost, startFakeEmbeddings, type FakeEmbeddings } from '@quad/core/testing';
-import type { OrganizationEntity } from '@quad/core';
+import type { Module, OrganizationEntity } from '@quad/core';
 
 export interface KnowledgeWorld extends SignInWorld {
   fake: FakeEmbeddings;
@@ -29,12 +29,14 @@ export interface KnowledgeWorldOptions {
   listen?: boolean;
   /** 'all' runs the job worker too (jobs run); 'api' leaves started jobs queued. Default: 'api'. */
   role?: 'api' | 'all';
+  /** Modules loaded besides knowledge (e.g. a stand-in for another module's service). Default: none. */
+  plugins?: Module[];
 }
 
 export async function startKnowledgeWorld(t: TeardownHost, options: KnowledgeWorldOptions = {}): Promise<KnowledgeWorld> {
   const fake = await startFakeEmbeddings(t);
   const world = await startSignInWorld(t, {
-    plugins: ['./plugins/knowledge'],
+    plugins: ['./plugins/knowledge', ...(options.plugins ?? [])],
     orgModules: { knowledge: true },
     role: options.role ?? 'api',
     listen: options.listen,
