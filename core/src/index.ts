@@ -4,7 +4,7 @@ export { defineModule, defineTool, defineJob, defineService, provide } from './m
 export type {
   AuthPolicy, DatabaseExtensionDecl, JobContext, JobDecl, LimitDecl, Module, ModuleManifest, NeedDecl,
   ScopeDecl, ToolAnnotations, ToolCaller, ToolContext, ToolDecl, IntegrationDecl, SecretDecl,
-  DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext, ClaimsDecl, PageDecl, PagesDecl, ActivityTabDecl, MemberPageDecl,
+  DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext, ClaimsDecl, PageDecl, PagesDecl, ActivityTabDecl, ExploreTabDecl, MemberPageDecl,
 } from './modules/types.js';
 export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';

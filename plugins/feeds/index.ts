@@ -1,12 +1,23 @@
 // @quad/plugin-feeds: the feeds module (spec document 3, "Feeds"; category Webhooks, off by default). Each feed
 // posts new listings to one Discord webhook: repo_jobs (a repository README's job tables, repo-jobs.ts) and
-// hackathons (three public listings, hackathons/). README: routes, tools, jobs, limits, settings, tables.
-import { defineModule } from '@quad/core';
+// hackathons (three public listings, hackathons/). README: routes, tools, jobs, limits, settings, tables, pages.
+import { defineModule, type DashboardDecl } from '@quad/core';
 import { FeedsSettings } from './settings.js';
 import { feedRoutes } from './routes.js';
 import { feedTools } from './tools.js';
 import { runDueJob, runJob } from './jobs.js';
 import { LIMIT_KEY } from './store.js';
+
+const dashboard: DashboardDecl = {
+  // The Overview card's counts (web/index.tsx FeedsCard).
+  async overview({ em, org }) {
+    const [counts] = await em.execute<{ job_alerts: number; hackathons: number; failing: number; posts: number }[]>(
+      `select count(*) filter (where kind = 'repo_jobs')::int as job_alerts, count(*) filter (where kind = 'hackathons')::int as hackathons,
+              count(*) filter (where last_error is not null)::int as failing, coalesce(sum(posts), 0)::int as posts
+       from feeds where organization_id = ?`, [org.id]);
+    return { ...counts! };
+  },
+};
 
 export default defineModule({
   name: 'feeds',
@@ -26,4 +37,14 @@ export default defineModule({
   routes: feedRoutes,
   tools: feedTools,
   jobs: [runJob, runDueJob],
+  dashboard,
+  // The Job alerts and Hackathons pages and the Overview card: web/index.tsx, built to web/dist/ (README "Pages").
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    list: [
+      { path: 'job-alerts', title: 'Job alerts', icon: 'bell', component: 'JobAlertsPage' },
+      { path: 'hackathons', title: 'Hackathons', icon: 'trophy', component: 'HackathonsPage' },
+    ],
+    overviewCard: 'FeedsCard',
+  },
 });

@@ -1,6 +1,7 @@
 // Explore in a real browser: Add is disabled until a module's needs are connected (and says why), a module switched
 // on shows its page in the sidebar, Remove asks first and keeps the data, core modules are Included. Integrations
-// lists the outside services the modules declare, connected once their secret is set; Submodules says what is to come.
+// lists the outside services the modules declare, connected once their secret is set; Submodules says what is to come
+// until a module that is on brings the tab (manifest pages.exploreTabs), whose component then renders there.
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { defineModule, defineTool, Type } from '@quad/core';
@@ -17,6 +18,15 @@ const mirror = defineModule({
     { name: 'mirror:read', description: 'Read the mirrors', uses: ['forge'] },
   ],
   tools: [defineTool({ name: 'mirror.list_repos', description: 'Lists the repos', scope: 'mirror:forge', input: Type.Object({}), async handler() { return { repos: [] }; } })],
+});
+
+/** A module that brings Explore's Submodules tab from its own (hand-written) bundle. */
+const subscriptions = defineModule({
+  name: 'subs_demo', title: 'Subscriptions demo', description: 'Brings the Submodules tab', category: 'Tests',
+  pages: {
+    bundle: new URL('../fixtures/explore-tab-bundle/', import.meta.url),
+    exploreTabs: [{ id: 'submodules', label: 'Submodules', component: 'SubmodulesTab' }],
+  },
 });
 
 t.test('Explore: switching modules on and off', async (t) => {
@@ -104,7 +114,7 @@ t.test('Explore: switching modules on and off', async (t) => {
 
 t.test('Explore: integrations and submodules', async (t) => {
   const world = await startBrowserWorld(t, {
-    plugins: [mirror], orgModules: {}, config: { SECRETS_KEY: [randomBytes(32).toString('base64')] },
+    plugins: [mirror, subscriptions], orgModules: {}, config: { SECRETS_KEY: [randomBytes(32).toString('base64')] },
   });
   const { quad } = world;
   const page = await world.open();
@@ -145,6 +155,19 @@ t.test('Explore: integrations and submodules', async (t) => {
     await page.getByRole('tab', { name: 'Submodules' }).click();
     await page.getByText('No submodules yet').waitFor();
     t.match(await page.getByRole('tabpanel').textContent(), /arrive with the Submodules module/);
+  });
+
+  await t.test('a module that is on brings the Submodules tab from its bundle', async (t) => {
+    await page.getByRole('tab', { name: 'Modules', exact: true }).click();
+    await page.getByRole('button', { name: 'Add Subscriptions demo' }).click();
+    await page.getByRole('button', { name: 'Remove Subscriptions demo' }).waitFor();
+    await page.getByRole('tab', { name: 'Submodules' }).click();
+    await page.getByTestId('demo-submodules').waitFor();
+    t.equal(await page.getByRole('tabpanel').textContent(), `The submodules ${world.org.name} subscribes to`, 'the module\'s component, with the dashboard\'s org');
+    t.equal(await page.getByRole('tab').count(), 3, 'in the placeholder\'s place');
+    await page.reload();
+    await page.getByTestId('demo-submodules').waitFor();
+    t.pass('opened from its address (?tab=submodules) once the listing is read');
   });
   t.same(world.problems(page), []);
 });

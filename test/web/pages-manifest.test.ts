@@ -20,6 +20,8 @@ t.test('a module with pages', async (t) => {
   t.ok(build(base({ bundle: '/srv/demo/web', overviewCard: 'DemoCard' })), 'a path, and only an Overview card');
   const tabs = build(base({ bundle, activityTabs: [{ id: 'demo-runs', label: 'Demo runs', component: 'DemoRuns' }] }));
   t.same(tabs.get('demo')?.pages?.activityTabs, [{ id: 'demo-runs', label: 'Demo runs', component: 'DemoRuns' }], 'only an Activity tab');
+  const explore = build(base({ bundle, exploreTabs: [{ id: 'submodules', label: 'Submodules', component: 'SubsTab' }, { id: 'demo-more', label: 'More', component: 'MoreTab' }] }));
+  t.same(explore.get('demo')?.pages?.exploreTabs?.map((tab) => tab.id), ['submodules', 'demo-more'], 'only Explore tabs: the Submodules tab in the placeholder\'s place, and one of its own');
   const members = build(base({ bundle, memberPages: [member, { ...member, path: 'my-orders' }] }), base({ bundle, memberPages: [member] }, 'other'));
   t.same(members.get('demo')?.pages?.memberPages?.map((p) => p.path), ['me', 'my-orders'], 'only member pages; two modules may each have a `me`');
 });
@@ -27,10 +29,13 @@ t.test('a module with pages', async (t) => {
 const refusals: [string, ModuleManifest[], RegExp][] = [
   ['no bundle', [base({ list: [page] } as never)], /^Plugin "demo": pages\.bundle: /],
   ['a bundle that is no folder URL', [base({ bundle: new URL('https://example.com/pages/'), list: [page] })], /^Plugin "demo": pages\.bundle: must be a folder URL/],
-  ['nothing to show', [base({ bundle, list: [] })], /^Plugin "demo": pages: declares no page, no overviewCard, no activityTabs and no memberPages/],
+  ['nothing to show', [base({ bundle, list: [] })], /^Plugin "demo": pages: declares no page, no overviewCard, no activityTabs, no exploreTabs and no memberPages/],
   ['an Activity tab of the core', [base({ bundle, activityTabs: [{ id: 'errors', label: 'Mine', component: 'Mine' }] })], /^Plugin "demo": pages\.activityTabs\[0\]\.id: "errors" is a tab of Activity already/],
   ['one Activity tab twice', [base({ bundle, activityTabs: [{ id: 'runs', label: 'Runs', component: 'Runs' }] }), base({ bundle, activityTabs: [{ id: 'runs', label: 'Runs', component: 'Runs' }] }, 'other')], /^Plugin "other": pages\.activityTabs\[0\]\.id: "runs" is an Activity tab of module "demo" already/],
   ['an Activity tab id in capitals', [base({ bundle, activityTabs: [{ id: 'Runs', label: 'Runs', component: 'Runs' }] })], /^Plugin "demo": pages\.activityTabs\.0\.id: /],
+  ['an Explore tab of the core', [base({ bundle, exploreTabs: [{ id: 'integrations', label: 'Mine', component: 'Mine' }] })], /^Plugin "demo": pages\.exploreTabs\[0\]\.id: "integrations" is a tab of Explore already/],
+  ['one Explore tab twice', [base({ bundle, exploreTabs: [{ id: 'submodules', label: 'Submodules', component: 'Subs' }] }), base({ bundle, exploreTabs: [{ id: 'submodules', label: 'Subs', component: 'Subs' }] }, 'other')], /^Plugin "other": pages\.exploreTabs\[0\]\.id: "submodules" is an Explore tab of module "demo" already/],
+  ['an Explore tab without a label', [base({ bundle, exploreTabs: [{ id: 'subs', label: '', component: 'Subs' }] })], /^Plugin "demo": pages\.exploreTabs\.0\.label: /],
   ['an entry outside the folder', [base({ bundle, entry: '../index.js', list: [page] })], /^Plugin "demo": pages\.entry: /],
   ['an entry that is no script', [base({ bundle, entry: 'index.html', list: [page] })], /^Plugin "demo": pages\.entry: /],
   ['a path of two segments', [base({ bundle, list: [{ ...page, path: 'demo/x' }] })], /^Plugin "demo": pages\.list\.0\.path: /],

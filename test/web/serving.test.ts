@@ -108,6 +108,7 @@ t.test('the served dashboard, store pages and plugin page bundles', async (t) =>
       list: [{ path: 'hello', title: 'Greetings', category: 'Examples', icon: 'smile', component: 'GreetingsPage' }],
       overview_card: 'GreetingsCard',
       activity_tabs: [],
+      explore_tabs: [],
     });
     t.equal(listing.modules.find((m: { name: string }) => m.name === 'plain').pages, null, 'a module without pages');
     t.ok(listing.included.some((m: { name: string; pages: unknown }) => m.name === 'tokens' && m.pages === null), 'core modules are listed as included');

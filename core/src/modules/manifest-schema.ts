@@ -130,6 +130,11 @@ export const ManifestSchema = Type.Object({
       label: Type.String({ minLength: 1, maxLength: 40 }),
       component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
     }, { additionalProperties: false }))),
+    exploreTabs: Type.Optional(Type.Array(Type.Object({
+      id: Type.String({ pattern: PAGE_PATH_PATTERN }),
+      label: Type.String({ minLength: 1, maxLength: 40 }),
+      component: Type.String({ pattern: EXPORT_NAME_PATTERN }),
+    }, { additionalProperties: false }))),
     memberPages: Type.Optional(Type.Array(Type.Object({
       path: Type.String({ pattern: PAGE_PATH_PATTERN }),
       title: Type.String({ minLength: 1, maxLength: 60 }),
@@ -151,5 +156,6 @@ export const ManifestSchema = Type.Object({
     events: Type.Optional(Type.Array(EventKind)),
     settings: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
     secrets: Type.Optional(Type.Array(Type.String({ pattern: SECRET_NAME }))),
+    tools: Type.Optional(Type.Array(DottedName)),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });

@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ActivityTabDecl, MemberPageDecl, Module, PageDecl } from './types.js';
+import type { ActivityTabDecl, ExploreTabDecl, MemberPageDecl, Module, PageDecl } from './types.js';
 
 /** Where the core serves a module's bundle folder (core/src/http/web.ts). */
 export const PLUGIN_PAGES_PREFIX = '/dashboard/plugins/';
@@ -28,6 +28,12 @@ export const CORE_MEMBER_PAGES: ReadonlySet<string> = new Set(['store/login']);
 
 /** The Activity page's own tabs (core/web/src/pages/activity.tsx): a module's tab takes another id. */
 export const CORE_ACTIVITY_TABS: ReadonlySet<string> = new Set(['notifications', 'errors', 'changes', 'ci', 'job-runs']);
+
+/**
+ * Explore's own tabs (core/web/src/pages/explore.tsx). `submodules` is not among them: the core shows a placeholder
+ * there until a module that is on brings a tab of that id.
+ */
+export const CORE_EXPLORE_TABS: ReadonlySet<string> = new Set(['modules', 'integrations']);
 
 /** The absolute folder of a module's page bundle (a folder URL, or a path from the working directory). */
 export function pagesFolder(mod: Module): string | null {
@@ -57,14 +63,15 @@ export function pagesBuildProblem(mod: Module): string | null {
 export function pagesProblem(modules: readonly Module[]): [string, string, string] | null {
   const owners = new Map<string, string>();
   const tabOwners = new Map<string, string>();
+  const exploreOwners = new Map<string, string>();
   for (const mod of modules) {
     if (!mod.pages) continue;
-    const { bundle, list = [], overviewCard, activityTabs = [], memberPages = [] } = mod.pages;
+    const { bundle, list = [], overviewCard, activityTabs = [], exploreTabs = [], memberPages = [] } = mod.pages;
     if (!(bundle instanceof URL && bundle.protocol === 'file:') && typeof bundle !== 'string') {
       return [mod.name, 'pages.bundle', 'must be a folder URL (new URL(\'./web/dist/\', import.meta.url)) or a path'];
     }
-    if (!list.length && !overviewCard && !activityTabs.length && !memberPages.length) {
-      return [mod.name, 'pages', 'declares no page, no overviewCard, no activityTabs and no memberPages'];
+    if (!list.length && !overviewCard && !activityTabs.length && !exploreTabs.length && !memberPages.length) {
+      return [mod.name, 'pages', 'declares no page, no overviewCard, no activityTabs, no exploreTabs and no memberPages'];
     }
     const memberProblem = memberPagesProblem(mod.name, memberPages);
     if (memberProblem) return [mod.name, ...memberProblem];
@@ -73,6 +80,12 @@ export function pagesProblem(modules: readonly Module[]): [string, string, strin
       const owner = tabOwners.get(tab.id);
       if (owner) return [mod.name, `pages.activityTabs[${i}].id`, `"${tab.id}" is an Activity tab of ${owner === mod.name ? 'this module' : `module "${owner}"`} already`];
       tabOwners.set(tab.id, mod.name);
+    }
+    for (const [i, tab] of exploreTabs.entries()) {
+      if (CORE_EXPLORE_TABS.has(tab.id)) return [mod.name, `pages.exploreTabs[${i}].id`, `"${tab.id}" is a tab of Explore already; choose another`];
+      const owner = exploreOwners.get(tab.id);
+      if (owner) return [mod.name, `pages.exploreTabs[${i}].id`, `"${tab.id}" is an Explore tab of ${owner === mod.name ? 'this module' : `module "${owner}"`} already`];
+      exploreOwners.set(tab.id, mod.name);
     }
     for (const [i, page] of list.entries()) {
       if (RESERVED_PAGE_PATHS.has(page.path)) return [mod.name, `pages.list[${i}].path`, `"${page.path}" is the dashboard's own path; choose another`];
@@ -107,7 +120,9 @@ export const pagesEntryUrl = (mod: Module) => `${PLUGIN_PAGES_PREFIX}${mod.name}
 export interface PageView { path: string; title: string; category: string; icon: string | null; component: string }
 
 /** What the dashboard needs to show a module's pages: the entry's URL (on this service) and the pages. */
-export interface PagesView { entry: string; list: PageView[]; overview_card: string | null; activity_tabs: ActivityTabDecl[] }
+export interface PagesView {
+  entry: string; list: PageView[]; overview_card: string | null; activity_tabs: ActivityTabDecl[]; explore_tabs: ExploreTabDecl[];
+}
 
 export function pagesView(mod: Module): PagesView | null {
   if (!mod.pages) return null;
@@ -117,5 +132,6 @@ export function pagesView(mod: Module): PagesView | null {
     list: (mod.pages.list ?? []).map(page),
     overview_card: mod.pages.overviewCard ?? null,
     activity_tabs: (mod.pages.activityTabs ?? []).map(({ id, label, component }) => ({ id, label, component })),
+    explore_tabs: (mod.pages.exploreTabs ?? []).map(({ id, label, component }) => ({ id, label, component })),
   };
 }

@@ -184,7 +184,7 @@ class RegistryBuilder {
       this.limits.set(l.key, { ...l, module: mod.name });
     });
     mod.tools.forEach((t, i) => {
-      checkNamespace(mod, `tools[${i}].name`, t.name, '.');
+      if (!mod.claims?.tools?.includes(t.name)) checkNamespace(mod, `tools[${i}].name`, t.name, '.');
       if (this.tools.has(t.name)) throw new ManifestError(mod.name, `tools[${i}].name`, `"${t.name}" is declared twice`);
       this.tools.set(t.name, { ...t, module: mod.name });
     });

@@ -246,6 +246,13 @@ export interface PagesDecl {
    */
   activityTabs?: ActivityTabDecl[];
   /**
+   * Tabs the module adds to Explore, shown while it is on: `id` is the tab's `?tab=` value (lower case, unique across
+   * modules, not `modules` or `integrations`), `component` the entry's export that renders it (without props). The
+   * id `submodules` fills Explore's Submodules tab in its place (the placeholder shows while no module that is on
+   * brings it); any other id is added after the core's tabs. Default: [].
+   */
+  exploreTabs?: ExploreTabDecl[];
+  /**
    * Pages for the org's members, outside the dashboard (no officer chrome, no officer sign-in): each opens at
    * `/<module>/<org>/<path>`, where the core serves its member shell, which loads this bundle and renders the
    * component with `{ org }` (`MemberPageProps`). The page reads the API with the member's own credential (the chat
@@ -255,6 +262,9 @@ export interface PagesDecl {
 }
 
 export interface ActivityTabDecl { id: string; label: string; component: string }
+
+/** One Explore tab of a module (manifest `pages.exploreTabs`). */
+export interface ExploreTabDecl { id: string; label: string; component: string }
 
 /** One member page (manifest `pages.memberPages`). */
 export interface MemberPageDecl {
@@ -338,6 +348,8 @@ export interface ClaimsDecl {
   tables?: string[];
   /** Org secret names (or perKey prefixes) outside `<module>.*`. */
   secrets?: string[];
+  /** Tool names outside `<module>.*` that the spec pins (e.g. an older name kept as an alias). */
+  tools?: string[];
   events?: string[];
   settings?: string[];
 }

@@ -27,6 +27,10 @@ const PagesView = Type.Union([Type.Object({
     id: Type.String({ description: 'the tab\'s ?tab= value' }), label: Type.String(),
     component: Type.String({ description: 'the entry\'s export that renders the tab' }),
   })),
+  explore_tabs: Type.Array(Type.Object({
+    id: Type.String({ description: 'the tab\'s ?tab= value; `submodules` fills Explore\'s Submodules tab' }), label: Type.String(),
+    component: Type.String({ description: 'the entry\'s export that renders the tab' }),
+  })),
 }), Type.Null()]);
 /**
  * The listing as the dashboard reads it: each module also has its `pages`, and `included` lists the core modules

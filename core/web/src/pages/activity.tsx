@@ -7,7 +7,7 @@ import { useOrg } from '../sdk/org.js';
 import { Page } from '../sdk/ui/page.js';
 import { Tabs, tabId } from '../sdk/ui/tabs.js';
 import { BundleExport } from '../shell/plugin-bundles.js';
-import { listingPath, type Listing } from '../shell/listing.js';
+import { listingPath, moduleTabs, type Listing } from '../shell/listing.js';
 import { ChangesTab } from './activity/changes.js';
 import { CiTab } from './activity/ci.js';
 import { ErrorsTab } from './activity/errors.js';
@@ -28,21 +28,11 @@ const PANELS: Record<string, () => React.JSX.Element> = {
   notifications: NotificationsTab, errors: ErrorsTab, changes: ChangesTab, ci: CiTab, 'job-runs': JobRunsTab,
 };
 
-interface ModuleTab { id: string; label: string; entry: string; component: string; module: string }
-
-/** The Activity tabs of the modules that are on (core modules always are), in the listing's order. */
-function moduleTabs(listing: Listing | undefined): ModuleTab[] {
-  if (!listing) return [];
-  return [...listing.included.map((m) => ({ ...m, enabled: true })), ...listing.modules]
-    .filter((m) => m.enabled && m.pages)
-    .flatMap((m) => (m.pages!.activity_tabs ?? []).map((tab) => ({ ...tab, entry: m.pages!.entry, module: m.title })));
-}
-
 export function Activity() {
   const org = useOrg();
   const [params, setParams] = useSearchParams();
   const listing = useApi<Listing>(listingPath(org.prefix));
-  const fromModules = moduleTabs(listing.data);
+  const fromModules = moduleTabs(listing.data, 'activity_tabs');
   const tabs = [...BEFORE, ...fromModules.map(({ id, label }) => ({ id, label })), ...AFTER];
   const asked = params.get('tab');
   // A module's tab is known once the listing is read: until then its address waits rather than falling back.

@@ -3,7 +3,8 @@
 //   turns the module off and keeps its data; core modules are Included.
 // - Integrations: the outside services the modules declare, connected or not, with their scopes and users (the
 //   Tokens page's answer and table, read-only here; an officer connects one in Settings → Secrets).
-// - Submodules: a placeholder until the submodules module lists them.
+// - Submodules: the tab of the module that brings one (manifest pages.exploreTabs with id `submodules`, while it is
+//   on), else a placeholder. A module's other Explore tabs come after these three.
 import { useId, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { apiFetch, ApiError } from '../sdk/api.js';
@@ -15,20 +16,37 @@ import { EmptyState } from '../sdk/ui/empty-state.js';
 import { ErrorNote, Loading } from '../sdk/ui/notes.js';
 import { Page } from '../sdk/ui/page.js';
 import { Tabs, tabId } from '../sdk/ui/tabs.js';
-import { listingPath, type IncludedModule, type Listing, type ModuleView } from '../shell/listing.js';
+import { BundleExport } from '../shell/plugin-bundles.js';
+import { listingPath, moduleTabs, type IncludedModule, type Listing, type ModuleView } from '../shell/listing.js';
 import { IntegrationsTable, SecretsLink, tokensPath, type Integration } from './integrations-table.js';
 
 const TABS = [{ id: 'modules', label: 'Modules' }, { id: 'integrations', label: 'Integrations' }, { id: 'submodules', label: 'Submodules' }];
 
 export function Explore() {
+  const org = useOrg();
   const [params, setParams] = useSearchParams();
-  const tab = TABS.some((t) => t.id === params.get('tab')) ? params.get('tab')! : 'modules';
+  // The Modules tab's answer (one cached copy): it also names the tabs the modules that are on bring.
+  const listing = useApi<Listing>(listingPath(org.prefix));
+  const fromModules = moduleTabs(listing.data, 'explore_tabs');
+  const tabs = [
+    ...TABS.map((core) => fromModules.find((m) => m.id === core.id) ?? core),
+    ...fromModules.filter((m) => !TABS.some((core) => core.id === m.id)),
+  ].map(({ id, label }) => ({ id, label }));
+  const asked = params.get('tab');
+  // A module's tab is known once the listing is read: until then its address waits rather than falling back.
+  const tab = tabs.some((t) => t.id === asked) ? asked! : asked && listing.isPending ? null : 'modules';
+  const moduleTab = fromModules.find((t) => t.id === tab);
   return (
     <Page title="Explore">
-      <Tabs label="Explore" tabs={TABS} current={tab} onChange={(id) => setParams(id === 'modules' ? {} : { tab: id }, { replace: true })} />
-      <div role="tabpanel" aria-labelledby={tabId(tab)} className="q-tabpanel">
-        {tab === 'modules' ? <ModulesTab /> : tab === 'integrations' ? <IntegrationsTab /> : <SubmodulesTab />}
-      </div>
+      <Tabs label="Explore" tabs={tabs} current={tab ?? ''} onChange={(id) => setParams(id === 'modules' ? {} : { tab: id }, { replace: true })} />
+      {tab && (
+        <div role="tabpanel" aria-labelledby={tabId(tab)} className="q-tabpanel">
+          {moduleTab ? <BundleExport key={tab} entry={moduleTab.entry} name={moduleTab.component} label={`the ${moduleTab.label} tab of ${moduleTab.module}`} props={{}} />
+            : tab === 'modules' ? <ModulesTab /> : tab === 'integrations' ? <IntegrationsTab />
+              // Until the listing says whether a module brings it, the placeholder is not shown.
+              : listing.isPending ? <Loading /> : <SubmodulesTab />}
+        </div>
+      )}
     </Page>
   );
 }

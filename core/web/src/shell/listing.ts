@@ -4,7 +4,10 @@ import { CORE_PAGES } from './routes.js';
 
 export interface PageView { path: string; title: string; category: string; icon: string | null; component: string }
 export interface ActivityTabView { id: string; label: string; component: string }
-export interface PagesView { entry: string; list: PageView[]; overview_card: string | null; activity_tabs: ActivityTabView[] }
+export interface ExploreTabView { id: string; label: string; component: string }
+export interface PagesView {
+  entry: string; list: PageView[]; overview_card: string | null; activity_tabs: ActivityTabView[]; explore_tabs: ExploreTabView[];
+}
 export interface Need { key: string; label: string; kind: string; optional: boolean; connected: boolean }
 export interface ModuleView {
   name: string; title: string; description: string; category: string;
@@ -26,6 +29,17 @@ export function findPage(listing: Listing, path: string): FoundPage | null {
     if (page) return { page, entry: mod.pages!.entry, module: { name: mod.name, title: mod.title }, enabled: mod.enabled };
   }
   return null;
+}
+
+/** A tab a module brings to a core page (Activity, Explore): its bundle's entry and export, and the module's title. */
+export interface ModuleTab { id: string; label: string; entry: string; component: string; module: string }
+
+/** The tabs of one kind (`activity_tabs`, `explore_tabs`) of the modules that are on (core modules always are), in the listing's order. */
+export function moduleTabs(listing: Listing | undefined, kind: 'activity_tabs' | 'explore_tabs'): ModuleTab[] {
+  if (!listing) return [];
+  return [...listing.included.map((m) => ({ ...m, enabled: true })), ...listing.modules]
+    .filter((m) => m.enabled && m.pages)
+    .flatMap((m) => (m.pages![kind] ?? []).map(({ id, label, component }) => ({ id, label, component, entry: m.pages!.entry, module: m.title })));
 }
 
 export interface NavItem { to: string; title: string; icon: string | null }

@@ -1,0 +1,146 @@
+// The catalog: the submodules of the packages named in SUBMODULES_PACKAGES, loaded once per process, checked (a bad
+// package fails boot naming the package and the field) and resolved against the deployment's base URLs
+// (SUBMODULES_BASE_URLS), so page URLs and links are plain URLs from here on.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CoreServices } from '@quad/core';
+import {
+  submoduleProblems, type FeedPresetDecl, type PageDecl, type Part, type QueryDecl, type SubmoduleContent,
+} from 'quad-submodule-kit';
+import { settingsOf, type SubmodulesSettings } from './settings.js';
+
+export class SubmoduleConfigError extends Error {
+  override name = 'SubmoduleConfigError';
+}
+
+/** A submodule as the module serves it: its content with every base resolved. */
+export interface Submodule {
+  name: string;
+  title: string;
+  description: string;
+  /** The package that declared it. */
+  package: string;
+  readers: Partial<Record<Part, string[]>>;
+  /** Base name → URL in force (without a trailing slash). */
+  bases: Record<string, string>;
+  /** Shared pages with absolute URLs. */
+  pages: PageDecl[];
+  queries: QueryDecl[];
+  feeds: FeedPresetDecl[];
+  links: { course_management: string | null; sign_in: string | null };
+}
+
+export interface Catalog {
+  list: Submodule[];
+  get(name: string): Submodule | undefined;
+}
+
+const loaded = new WeakMap<object, Promise<Catalog>>();
+
+/**
+ * The catalog of this deployment, loaded on first use and kept (keyed by the registry: one per running Quad). The
+ * routes load it at boot, so an API process with a bad package does not start.
+ */
+export function catalogOf(services: CoreServices): Promise<Catalog> {
+  let catalog = loaded.get(services.registry);
+  if (!catalog) {
+    catalog = loadCatalog(settingsOf(services));
+    loaded.set(services.registry, catalog);
+  }
+  return catalog;
+}
+
+export async function loadCatalog(settings: Pick<SubmodulesSettings, 'SUBMODULES_PACKAGES' | 'SUBMODULES_BASE_URLS'>): Promise<Catalog> {
+  const contents: { spec: string; content: SubmoduleContent }[] = [];
+  for (const spec of [...new Set(settings.SUBMODULES_PACKAGES)]) {
+    for (const content of await importContents(spec)) contents.push({ spec, content });
+  }
+  const byName = new Map<string, string>();
+  for (const { spec, content } of contents) {
+    const other = byName.get(content.name);
+    if (other) throw new SubmoduleConfigError(`Submodule package "${spec}": name: "${content.name}" is declared by package "${other}" already`);
+    byName.set(content.name, spec);
+  }
+  const overrides = baseOverrides(settings.SUBMODULES_BASE_URLS, new Map(contents.map(({ content }) => [content.name, content])));
+  const list = contents.map(({ spec, content }) => resolveSubmodule(spec, content, overrides.get(content.name) ?? {}));
+  list.sort((a, b) => a.name.localeCompare(b.name));
+  const index = new Map(list.map((s) => [s.name, s]));
+  return { list, get: (name) => index.get(name) };
+}
+
+/** The checked submodules of one package (its default export: one submodule or a list). */
+async function importContents(spec: string): Promise<SubmoduleContent[]> {
+  const fail = (field: string, problem: string) => new SubmoduleConfigError(`Submodule package "${spec}": ${field}: ${problem}`);
+  let module: Record<string, unknown>;
+  try {
+    module = await import(entryOf(spec));
+  } catch (err) {
+    throw fail('package', `cannot be imported (is it installed, and named in SUBMODULES_PACKAGES as its package name or a path?): ${(err as Error).message}`);
+  }
+  const exported = module.default;
+  if (exported === undefined) throw fail('default export', 'must be defineSubmodule({...}) or a list of them');
+  const contents = Array.isArray(exported) ? exported : [exported];
+  return contents.map((content, i) => {
+    const problems = submoduleProblems(content);
+    const at = Array.isArray(exported) ? `default[${i}].` : '';
+    if (problems.length) {
+      const more = problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1, 4).join('; ')})` : '';
+      throw new SubmoduleConfigError(`Submodule package "${spec}": ${at}${problems[0]}${more}`);
+    }
+    return content as SubmoduleContent;
+  });
+}
+
+/** The core runs its production build when this file is JavaScript: a path then takes the package's built entry. */
+const RUNS_BUILT = import.meta.url.endsWith('.js');
+
+/** A package name as it is; a path (relative to the working directory) as a file URL of its entry. */
+function entryOf(spec: string): string {
+  if (!spec.startsWith('.') && !isAbsolute(spec)) return spec;
+  const path = resolve(process.cwd(), spec);
+  if (!existsSync(path) || !statSync(path).isDirectory()) return pathToFileURL(path).href;
+  const manifest = join(path, 'package.json');
+  if (!existsSync(manifest)) return pathToFileURL(join(path, 'index.js')).href;
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
+  const root = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.['.'];
+  const entry = typeof root === 'string' ? root : (RUNS_BUILT ? root?.production : undefined) ?? root?.import ?? root?.default ?? pkg.main ?? 'index.js';
+  return pathToFileURL(join(path, entry)).href;
+}
+
+/** SUBMODULES_BASE_URLS as submodule → base → URL; an entry naming an unknown submodule or base is an error. */
+function baseOverrides(entries: string[], contents: Map<string, SubmoduleContent>): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const [name, base] = [entry.slice(0, entry.indexOf('.')), entry.slice(entry.indexOf('.') + 1, eq)];
+    const url = entry.slice(eq + 1);
+    const content = contents.get(name);
+    const fail = (problem: string) => new SubmoduleConfigError(`SUBMODULES_BASE_URLS: ${name}.${base}: ${problem}`);
+    if (!content) throw fail(`no loaded submodule is named "${name}" (loaded: ${[...contents.keys()].join(', ') || 'none'})`);
+    const known = Object.keys(content.bases ?? {});
+    if (base !== '*' && !known.includes(base)) throw fail(`the submodule has no base "${base}" (its bases: ${known.join(', ') || 'none'})`);
+    if (!URL.canParse(url)) throw fail('is not a URL');
+    const mine = out.get(name) ?? {};
+    for (const b of base === '*' ? known : [base]) mine[b] = url;
+    out.set(name, mine);
+  }
+  return out;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+function resolveSubmodule(spec: string, c: SubmoduleContent, overrides: Record<string, string>): Submodule {
+  const bases = Object.fromEntries(Object.entries(c.bases ?? {}).map(([name, b]) => [name, trimSlash(overrides[name] ?? b.url)]));
+  const expand = (template: string) => template.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, name: string) => bases[name]!);
+  return {
+    name: c.name, title: c.title, description: c.description, package: spec, readers: c.readers, bases,
+    pages: (c.pages ?? []).map((p) => ({ ...p, url: expand(p.url) })),
+    queries: c.queries ?? [],
+    feeds: c.feeds ?? [],
+    links: {
+      course_management: c.links?.course_management ? expand(c.links.course_management) : null,
+      sign_in: c.links?.sign_in ? expand(c.links.sign_in) : null,
+    },
+  };
+}

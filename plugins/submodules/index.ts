@@ -1,0 +1,46 @@
+// @quad/plugin-submodules: the submodules module (spec document 3, "Submodules"; off by default). A submodule is a
+// shared domain — a university, careers — declared as content in a package (quad-submodule-kit's defineSubmodule;
+// the packages named in SUBMODULES_PACKAGES, campus and careers by default, loaded and checked in catalog.ts). Orgs
+// subscribe (subscriptions.ts, limit submodules.subscriptions); each module that reads a submodule takes its part:
+// shared pages (the knowledge module crawls them once for all subscribers), live queries (queries/, routes and the
+// tool submodules.query; answers indexed into the org's knowledge by index-result.ts), feed presets (the feeds
+// module, through the service `submodules.subscriptions`) and links. The knowledge module is optional.
+import { defineModule, provide } from '@quad/core';
+import { Subscription } from './entities.js';
+import { indexResultJob } from './index-result.js';
+import { SEARCH_SECRETS } from './queries/search.js';
+import { catalogServiceFor, submoduleCatalog, submoduleSubscriptions, subscriptionsFor } from './service.js';
+import { CLAIMED_SETTINGS, SubmodulesSettingsSchema } from './settings.js';
+import { LIMIT_KEY } from './subscriptions.js';
+import { submodulesTools } from './tools.js';
+
+export default defineModule({
+  name: 'submodules',
+  title: 'Submodules',
+  description: 'Shared domains the org subscribes to, such as a university or careers: their public pages in the org\'s knowledge, live answers from their sites, and feed presets.',
+  category: 'AI',
+  coreVersion: '^0.1.0',
+  scopes: [
+    { name: 'submodules:read', description: 'List submodules and the org\'s subscriptions (submodules.list); run live queries with submodules.query (and the query routes when the knowledge module is not loaded)' },
+    { name: 'submodules:manage', description: 'Subscribe the org to submodules and end subscriptions' },
+  ],
+  limits: [{
+    key: LIMIT_KEY, kind: 'count', default: 20, paidBy: 'org', description: 'submodule subscriptions of an org',
+    count: (em) => em.count(Subscription, {}),
+  }],
+  integrations: [{
+    key: 'search',
+    title: 'Web search',
+    description: 'A search service with a SearXNG-style JSON API (GET <url>/search?q=&format=json) for the submodules\' web query; without it the deployment\'s (SEARCH_URL) is used.',
+    secrets: [{ name: SEARCH_SECRETS.url, label: 'Base URL' }],
+  }],
+  entities: [Subscription],
+  migrations: new URL('./migrations/', import.meta.url),
+  // routes/dashboard.ts (officers), api.ts (tokens), campus.ts (legacy /api/campus/*), superadmin.ts.
+  routes: new URL('./routes/', import.meta.url),
+  tools: submodulesTools,
+  jobs: [indexResultJob],
+  provides: [provide(submoduleSubscriptions, subscriptionsFor), provide(submoduleCatalog, catalogServiceFor)],
+  settings: SubmodulesSettingsSchema,
+  claims: { settings: CLAIMED_SETTINGS },
+});

@@ -1,0 +1,83 @@
+// Org subscriptions (spec "States and transitions": org subscription). Subscribing reserves one under the limit
+// submodules.subscriptions (409 when full; subscribing again reserves nothing), makes or refreshes the submodule's
+// shared pages through the knowledge module when it is loaded, and is audited — all in one transaction. Ending
+// deletes the row; feeds the org made from presets keep running and shared pages stay for other subscribers.
+import { notFound, type CoreServices, type EntityManager } from '@quad/core';
+import type { Submodule } from './catalog.js';
+import { sharedPages } from './knowledge-link.js';
+import { MODULE } from './settings.js';
+
+export const LIMIT_KEY = 'submodules.subscriptions';
+
+/** The module is on for an org: `organizations.modules` holds `"submodules": true` (off by default). */
+const MODULE_ON = `(o.modules ->> '${MODULE}') = 'true'`;
+
+export interface SubscriptionRow { submodule: string; created_at: Date; refreshed_at: Date }
+
+/** The org's subscriptions, whatever its switch (the routes that read them are gated already). */
+export async function subscriptionsOf(em: EntityManager, orgId: number): Promise<Map<string, SubscriptionRow>> {
+  const rows: SubscriptionRow[] = await em.execute(
+    'select submodule, created_at, refreshed_at from submodules_subscriptions where organization_id = ? order by submodule', [orgId]);
+  return new Map(rows.map((r) => [r.submodule, r]));
+}
+
+/** Names the org subscribes to; [] when the module is off for it. */
+export async function subscribedNames(em: EntityManager, orgId: number): Promise<string[]> {
+  const rows: { submodule: string }[] = await em.execute(
+    `select s.submodule from submodules_subscriptions s join organizations o on o.id = s.organization_id
+     where s.organization_id = ? and ${MODULE_ON} order by s.submodule`, [orgId]);
+  return rows.map((r) => r.submodule);
+}
+
+/**
+ * Subscribers per submodule, counting orgs with the module on. A cross-org read (every org's rows, no org filter:
+ * raw SQL), kept to counts.
+ */
+export async function subscriberCounts(em: EntityManager): Promise<Map<string, number>> {
+  const rows: { submodule: string; n: number }[] = await em.execute(
+    `select s.submodule, count(*)::int as n from submodules_subscriptions s join organizations o on o.id = s.organization_id
+     where ${MODULE_ON} group by s.submodule`);
+  return new Map(rows.map((r) => [r.submodule, r.n]));
+}
+
+export interface Subscribed {
+  /** A new subscription (201), or the org subscribed already (200). */
+  created: boolean;
+  subscribed_at: Date;
+  /** What the knowledge module changed in the shared pages; null without it or without pages. */
+  shared_pages: { added: number; updated: number; disabled: number } | null;
+}
+
+/** Subscribe (or subscribe again, which refreshes the shared pages), in one transaction with its audit entry. */
+export async function subscribe(em: EntityManager, services: CoreServices, orgId: number, submodule: Submodule, actor: string): Promise<Subscribed> {
+  return em.transactional(async (tx) => {
+    // One subscribe of an org at a time: a second one of the same submodule then sees the first's row (200, not a
+    // second reservation that a full limit would refuse).
+    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`submodules.subscribe:${orgId}`]);
+    let [row]: { created_at: Date }[] = await tx.execute(
+      `update submodules_subscriptions set refreshed_at = now() where organization_id = ? and submodule = ? returning created_at`, [orgId, submodule.name]);
+    const created = !row;
+    if (created) {
+      await services.limits.reserve(tx, orgId, LIMIT_KEY);
+      [row] = await tx.execute(
+        `insert into submodules_subscriptions (organization_id, submodule, subscribed_by) values (?, ?, ?)
+         returning created_at`, [orgId, submodule.name, actor]);
+    }
+    const shared = sharedPages(services);
+    const shared_pages = shared && submodule.pages.length > 0 ? await shared.sync(tx, submodule.name, submodule.pages) : null;
+    await services.audit(tx, {
+      orgId, actor, action: 'submodules.subscribe',
+      details: { submodule: submodule.name, again: !created, ...(shared_pages && { shared_pages }) },
+    });
+    return { created, subscribed_at: new Date(row!.created_at), shared_pages };
+  });
+}
+
+/** End the org's subscription; 404 when it has none. */
+export async function unsubscribe(em: EntityManager, services: CoreServices, orgId: number, submodule: string, actor: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const gone = await tx.execute('delete from submodules_subscriptions where organization_id = ? and submodule = ? returning id', [orgId, submodule]);
+    if (!gone.length) throw notFound(`The org does not subscribe to ${submodule}`, 'not_subscribed');
+    await services.audit(tx, { orgId, actor, action: 'submodules.unsubscribe', details: { submodule } });
+  });
+}

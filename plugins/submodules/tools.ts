@@ -1,0 +1,87 @@
+// The submodules tools (spec "Submodules"), for machine tokens over MCP and /api/tools; the core checks the scope,
+// binds the token's org and hides them while the module is off for it. Subscribing and ending need confirm.
+// submodules.query takes submodules:read, not the spec's knowledge:read: a tool's scope must be declared by a loaded
+// module at boot, and this module runs without the knowledge module (README "Scopes").
+import { Type, defineTool } from '@quad/core';
+import { catalogOf } from './catalog.js';
+import { catalogFor } from './records.js';
+import { findSubmodule, runQuery } from './queries/run.js';
+import { CatalogOut, QueryBody, QueryOut, SubscribedOut, UnsubscribedOut } from './schemas.js';
+import { subscribe, subscriptionsOf, unsubscribe } from './subscriptions.js';
+
+const SubmoduleInput = Type.Object({
+  submodule: Type.String({ minLength: 1, maxLength: 100, description: 'the submodule name, e.g. campus (submodules.list lists them)' }),
+}, { additionalProperties: false });
+
+export const listTool = defineTool({
+  name: 'submodules.list',
+  title: 'List submodules',
+  description: 'Lists the submodules the deployment offers (shared domains such as a university or careers) with what each brings — '
+    + 'shared pages in the org\'s knowledge search, live queries, feed presets, links — whether the org subscribes and how many orgs do. '
+    + 'Use it to find a submodule or the name and parameters of a live query. Example: {}',
+  scope: 'submodules:read',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: CatalogOut,
+  annotations: { readOnly: true, idempotent: true },
+  handler: ({ em, org, services }) => catalogFor(em, services, org),
+});
+
+export const subscribeTool = defineTool({
+  name: 'submodules.subscribe',
+  title: 'Subscribe to a submodule',
+  description: 'Subscribes the org to a submodule: its shared pages join the org\'s knowledge search and its feed presets are offered by the '
+    + 'feeds module. Subscribing again brings the shared pages up to date. Needs confirm: the first call answers what it would do. '
+    + 'Example: {"submodule": "campus", "confirm": true}',
+  scope: 'submodules:manage',
+  input: SubmoduleInput,
+  output: SubscribedOut,
+  annotations: { idempotent: true },
+  confirm: true,
+  async preview({ em, org, services }, input) {
+    const s = findSubmodule(await catalogOf(services), input.submodule);
+    const again = (await subscriptionsOf(em, org.id)).has(s.name);
+    return { action: again ? 'subscribe again (refresh the shared pages)' : 'subscribe', submodule: s.name, shared_pages: s.pages.length, feed_presets: s.feeds.length };
+  },
+  async handler({ em, org, services, caller }, input) {
+    const s = findSubmodule(await catalogOf(services), input.submodule);
+    const done = await subscribe(em, services, org.id, s, caller.actor);
+    return { submodule: s.name, subscribed: true as const, subscribed_at: done.subscribed_at.toISOString(), shared_pages: done.shared_pages };
+  },
+});
+
+export const unsubscribeTool = defineTool({
+  name: 'submodules.unsubscribe',
+  title: 'End a submodule subscription',
+  description: 'Ends the org\'s subscription to a submodule: its shared pages leave the org\'s knowledge search and its presets are no longer offered; '
+    + 'feeds the org already made keep running. Needs confirm. Example: {"submodule": "careers", "confirm": true}',
+  scope: 'submodules:manage',
+  input: SubmoduleInput,
+  output: UnsubscribedOut,
+  annotations: { destructive: true, idempotent: true },
+  confirm: true,
+  async preview({ em, org }, input) {
+    return { action: 'end the subscription', submodule: input.submodule, subscribed: (await subscriptionsOf(em, org.id)).has(input.submodule) };
+  },
+  async handler({ em, org, services, caller }, input) {
+    await unsubscribe(em, services, org.id, input.submodule, caller.actor);
+    return { submodule: input.submodule, subscribed: false as const };
+  },
+});
+
+export const queryTool = defineTool({
+  name: 'submodules.query',
+  title: 'Ask a submodule a live question',
+  description: 'Runs one live query of a submodule and answers its text: for example library hours, campus events, dining menus, shuttle '
+    + 'schedules, or a web search. source is the query name and params its parameters (submodules.list shows both with the accepted values; '
+    + 'a bad parameter answers 422 with them). Example: {"submodule": "campus", "source": "library_hours", "params": {"branch": "science"}}',
+  scope: 'submodules:read',
+  input: Type.Object({ submodule: SubmoduleInput.properties.submodule, ...QueryBody.properties }, { additionalProperties: false }),
+  output: QueryOut,
+  // Not read-only: an answer is added to the org's knowledge (submodules.index_result).
+  annotations: { readOnly: false },
+  async handler({ em, org, services }, input) {
+    return runQuery({ em, services, org }, await catalogOf(services), input.submodule, input.source, input.params);
+  },
+});
+
+export const submodulesTools = [listTool, subscribeTool, unsubscribeTool, queryTool];
