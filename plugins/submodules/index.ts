@@ -9,16 +9,19 @@ import { defineModule, provide } from '@quad/core';
 import { Subscription } from './entities.js';
 import { indexResultJob } from './index-result.js';
 import { SEARCH_SECRETS } from './queries/search.js';
-import { catalogServiceFor, submoduleCatalog, submoduleSubscriptions, subscriptionsFor } from './service.js';
+import { submoduleSubscriptions, subscriptionsFor } from './service.js';
 import { CLAIMED_SETTINGS, SubmodulesSettingsSchema } from './settings.js';
 import { LIMIT_KEY } from './subscriptions.js';
-import { submodulesTools } from './tools.js';
+import { ALIAS_TOOLS, submodulesTools } from './tools.js';
 
 export default defineModule({
   name: 'submodules',
   title: 'Submodules',
   description: 'Shared domains the org subscribes to, such as a university or careers: their public pages in the org\'s knowledge, live answers from their sites, and feed presets.',
   category: 'AI',
+  // Shared pages land in the knowledge search, live answers in the org's knowledge, and the live queries take its
+  // scope knowledge:read: without the knowledge module those parts are off (submodules.query is not offered).
+  needs: [{ key: 'knowledge', label: 'Knowledge (shared pages in search, live answers indexed)', kind: 'module', optional: true }],
   coreVersion: '^0.1.0',
   scopes: [
     { name: 'submodules:read', description: 'List submodules and the org\'s subscriptions (submodules.list); run live queries with submodules.query (and the query routes when the knowledge module is not loaded)' },
@@ -40,7 +43,13 @@ export default defineModule({
   routes: new URL('./routes/', import.meta.url),
   tools: submodulesTools,
   jobs: [indexResultJob],
-  provides: [provide(submoduleSubscriptions, subscriptionsFor), provide(submoduleCatalog, catalogServiceFor)],
+  provides: [provide(submoduleSubscriptions, subscriptionsFor)],
   settings: SubmodulesSettingsSchema,
-  claims: { settings: CLAIMED_SETTINGS },
+  // The spec's older tool names, kept as aliases of submodules.list and submodules.subscribe (tools.ts).
+  claims: { settings: CLAIMED_SETTINGS, tools: ALIAS_TOOLS },
+  // Explore's Submodules tab: web/index.tsx, built to web/dist/ (README "Pages").
+  pages: {
+    bundle: new URL('./web/dist/', import.meta.url),
+    exploreTabs: [{ id: 'submodules', label: 'Submodules', component: 'SubmodulesTab' }],
+  },
 });

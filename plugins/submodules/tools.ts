@@ -1,7 +1,8 @@
 // The submodules tools (spec "Submodules"), for machine tokens over MCP and /api/tools; the core checks the scope,
 // binds the token's org and hides them while the module is off for it. Subscribing and ending need confirm.
-// submodules.query takes submodules:read, not the spec's knowledge:read: a tool's scope must be declared by a loaded
-// module at boot, and this module runs without the knowledge module (README "Scopes").
+// submodules.query takes the knowledge module's scope knowledge:read (the spec's); without that module it is not
+// offered (the module's optional need). knowledge.submodules and knowledge.sync_submodule are the spec's older names
+// of list and subscribe, claimed outside the namespace.
 import { Type, defineTool } from '@quad/core';
 import { catalogOf } from './catalog.js';
 import { catalogFor } from './records.js';
@@ -74,7 +75,7 @@ export const queryTool = defineTool({
   description: 'Runs one live query of a submodule and answers its text: for example library hours, campus events, dining menus, shuttle '
     + 'schedules, or a web search. source is the query name and params its parameters (submodules.list shows both with the accepted values; '
     + 'a bad parameter answers 422 with them). Example: {"submodule": "campus", "source": "library_hours", "params": {"branch": "science"}}',
-  scope: 'submodules:read',
+  scope: 'knowledge:read',
   input: Type.Object({ submodule: SubmoduleInput.properties.submodule, ...QueryBody.properties }, { additionalProperties: false }),
   output: QueryOut,
   // Not read-only: an answer is added to the org's knowledge (submodules.index_result).
@@ -84,4 +85,12 @@ export const queryTool = defineTool({
   },
 });
 
-export const submodulesTools = [listTool, subscribeTool, unsubscribeTool, queryTool];
+/** The spec's older names: the same tool under another name (and title). */
+const alias = <T extends { name: string; title?: string }>(tool: T, name: string): T => ({ ...tool, name, title: `${tool.title} (older name of ${tool.name})` });
+
+export const ALIAS_TOOLS = ['knowledge.submodules', 'knowledge.sync_submodule'];
+
+export const submodulesTools = [
+  listTool, subscribeTool, unsubscribeTool, queryTool,
+  alias(listTool, ALIAS_TOOLS[0]!), alias(subscribeTool, ALIAS_TOOLS[1]!),
+];

@@ -232,7 +232,14 @@ class RegistryBuilder {
 
   private checkReferences(mod: Module) {
     mod.tools.forEach((t, i) => {
-      if (!this.scopes.has(t.scope)) throw new ManifestError(mod.name, `tools[${i}].scope`, `scope "${t.scope}" is not declared by any loaded module`);
+      if (this.scopes.has(t.scope)) return;
+      // A scope of a module this one optionally needs: without that module the tool is not offered.
+      const owner = t.scope.split(':')[0];
+      if (!this.byName.has(owner) && mod.needs.some((n) => n.kind === 'module' && n.key === owner && n.optional)) {
+        this.tools.delete(t.name);
+        return;
+      }
+      throw new ManifestError(mod.name, `tools[${i}].scope`, `scope "${t.scope}" is not declared by any loaded module`);
     });
     mod.needs.forEach((n, i) => {
       if (n.kind === 'module' && !n.optional && !this.byName.has(n.key)) {

@@ -117,7 +117,10 @@ export interface ToolDecl<I extends TSchema = TSchema> {
   title?: string;
   /** Written for a model reader: what it does, when to use it, an example. */
   description: string;
-  /** Scope a token needs to call it. */
+  /**
+   * Scope a token needs to call it. It may be a scope of a module this one optionally needs (`needs`, kind module,
+   * optional): while that module is not loaded the tool is not offered.
+   */
   scope: string;
   input: I;
   output?: TSchema;

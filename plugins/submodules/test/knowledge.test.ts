@@ -86,6 +86,10 @@ t.test('a live answer is indexed as the org\'s own source; an unchanged one writ
   await ask({ source: 'library_hours', params: { branch: 'law' } });
   t.match(await lastRun('submodules.index_result'), { status: 'succeeded' });
   t.same((await w.call('GET', `/api/knowledge/sources/${key}`, w.readerToken)).json().current_version, version, 'unchanged: the same version');
+  const tool = await w.tool('submodules.query', { submodule: 'campus', source: 'library_hours', params: { branch: 'law' } }, w.readerToken);
+  t.match(tool.json(), { ok: true, result: { submodule: 'campus', source: 'library_hours', url: `${w.campus.url}/hours/law` } }, 'the tool, with knowledge:read');
+  t.match((await w.tool('submodules.query', { submodule: 'campus', source: 'library_hours', params: { branch: 'moon' } }, w.readerToken)).json(),
+    { ok: false, status: 422, reason: 'bad_parameter' });
 
   const found = await search(w.readerToken, 'Law Library hours');
   t.ok(found.json().results.some((r: { source_key: string }) => r.source_key === key), 'the org\'s search finds it');

@@ -128,24 +128,16 @@ t.test('the service other modules read', async (t) => {
   await quad.updateOrg(beta.id, { modules: { submodules: true } });
 });
 
-t.test('the catalog service, for the knowledge module\'s alias tools', async (t) => {
-  interface Catalog {
-    list(em: EntityManager, orgId: number): Promise<{ submodules: { name: string }[] }>;
-    subscribe(em: EntityManager, orgId: number, submodule: string, actor: string): Promise<{ created: boolean; submodule: string }>;
-  }
-  const catalog = quad.services.service(defineService<Catalog>({ id: 'submodules.catalog', methods: ['list', 'subscribe'] }));
-  const em = quad.orm.em.fork();
+t.test('the older tool names knowledge.submodules and knowledge.sync_submodule', async (t) => {
   const gamma = await quad.createOrg({ prefix: 'gamma', modules: { submodules: true } });
-  t.same((await catalog.list(em, gamma.id)).submodules.map((s) => s.name), ['campus', 'careers']);
-  t.match(await catalog.subscribe(em, gamma.id, 'careers', 'machine:0'), { created: true, submodule: 'careers' });
-  t.match(await catalog.subscribe(em, gamma.id, 'careers', 'machine:0'), { created: false });
-  const refused = (p: Promise<unknown>) => p.then(() => null, (err) => err);
-  t.match(await refused(catalog.subscribe(em, gamma.id, 'nope', 'machine:0')), { statusCode: 404, reason: 'unknown_submodule' });
-  await quad.updateOrg(gamma.id, { modules: {} });
-  t.match(await refused(catalog.list(em, gamma.id)), { statusCode: 404, reason: 'module_off' });
-  t.match(await refused(catalog.subscribe(em, gamma.id, 'campus', 'machine:0')), { statusCode: 404, reason: 'module_off' });
-  t.same(await w.sql("select actor, details ->> 'submodule' as submodule from audit_log where organization_id = ? and action = 'submodules.subscribe'", [gamma.id]),
-    [{ actor: 'machine:0', submodule: 'careers' }, { actor: 'machine:0', submodule: 'careers' }]);
+  const lister = (await quad.issueToken(gamma.id, { scopes: ['submodules:read'] })).token;
+  const manager = (await quad.issueToken(gamma.id, { scopes: ['submodules:manage'] })).token;
+  t.same((await w.tool('knowledge.submodules', {}, lister)).json().result.submodules.map((s: { name: string }) => s.name), ['campus', 'careers']);
+  t.match((await w.tool('knowledge.sync_submodule', { submodule: 'careers' }, manager)).json(), { confirm_required: true });
+  t.match((await w.tool('knowledge.sync_submodule', { submodule: 'careers', confirm: true }, manager)).json(), { ok: true, result: { submodule: 'careers', subscribed: true } });
+  t.same(await w.sql("select submodule from submodules_subscriptions where organization_id = ?", [gamma.id]), [{ submodule: 'careers' }]);
+  t.match((await w.tool('knowledge.sync_submodule', { submodule: 'careers', confirm: true }, lister)).json(), { reason: 'unknown_tool' }, 'submodules:manage needed');
+  await quad.updateOrg(gamma.id, { modules: {} }); // out of the later subscriber counts
 });
 
 t.test('module off: 404 like any module route, tools hidden', async (t) => {
