@@ -10,7 +10,7 @@ import { appendFileSync } from 'node:fs';
 import t from 'tap';
 import { CREDENTIALS, privateValues, startCrossOrgWorld, type Category, type CredentialName, type Party, type PrivateValue } from './world.js';
 import { listRoutes, type RouteCase } from './routes.js';
-import { attempts, rowIds, rowKeys, rowUuids, toolArguments, type Attempt, type Target } from './requests.js';
+import { attempts, rowIds, rowKeys, rowNames, rowUuids, toolArguments, type Attempt, type Target } from './requests.js';
 
 /**
  * Routes that may answer an outsider with something other than a refusal, and why. Their answers are still
@@ -63,6 +63,13 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /api/agents/members/:chat_user_id/profile/similar': { why: 'the profile of a member of the token\'s own org (503 without an embedder)' },
   'POST /api/agents/members/:chat_user_id/profile/facts': { why: 'facts about a member of the token\'s own org (the org is the token\'s)' },
   'DELETE /api/agents/members/:chat_user_id/data': { why: 'deletes the data of a member of the token\'s own org (the org is the token\'s)' },
+  'GET /api/submodules': { why: 'the submodules list for the token\'s own org (the org is the token\'s)' },
+  'GET /api/submodules/:submodule/queries': { why: 'a submodule\'s live queries: shared content, no org data' },
+  'PUT /api/submodules/:submodule/subscription': { why: 'subscribes the token\'s own org (the org is the token\'s)' },
+  'POST /api/submodules/:submodule/sync': { why: 'subscribes the token\'s own org (legacy name; the org is the token\'s)' },
+  'GET /api/campus/queries': { why: 'the campus submodule\'s live queries (legacy name): shared content, no org data' },
+  'POST /api/campus/sync': { why: 'subscribes the token\'s own org (legacy name; the org is the token\'s)' },
+  'PUT /api/campus/subscription': { why: 'subscribes the token\'s own org (legacy name; the org is the token\'s)' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };
@@ -84,7 +91,7 @@ t.test('cross-org matrix: routes and tools refuse outsiders, leak nothing and ch
   });
 
   const targetOf = (orgRef: string, snapshot: Awaited<ReturnType<typeof world.snapshot>>): Target =>
-    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot), uuids: rowUuids(snapshot), keys: rowKeys(snapshot) });
+    ({ orgRef, victimOrgId: victim.org.id, refs: victim.refs, ids: rowIds(snapshot), uuids: rowUuids(snapshot), keys: rowKeys(snapshot), names: rowNames(snapshot) });
   const victimRefs = [victim.org.prefix, String(victim.org.id)];
 
   // Controls, before the snapshot: the victim's own people reach every GET route that takes ids with these ids,

@@ -16,6 +16,18 @@ export interface Target {
   uuids?: [table: string, uuids: string[]][];
   /** Text ids of the victim's rows by column name (`pod_id`: ids an outside service chose, such as a provider's pod id). */
   keys?: [column: string, values: string[]][];
+  /** Text names of the victim's rows that routes take as a parameter (a feed's `key`, a `submodule`), by table. */
+  names?: [table: string, column: string, values: string[]][];
+}
+
+/** Columns holding a row's text name, as path parameters name them. */
+const NAME_COLUMNS = ['key', 'submodule'];
+
+/** The victim's rows' text names (NAME_COLUMNS), by table, from a snapshot. */
+export function rowNames(snapshot: Snapshot): NonNullable<Target['names']> {
+  return Object.entries(snapshot).flatMap(([table, rows]) => NAME_COLUMNS
+    .map((column): [string, string, string[]] => [table, column, rows.map((r) => r[column]).filter((v): v is string => typeof v === 'string')])
+    .filter(([, , values]) => values.length > 0));
 }
 
 /** The victim's text-valued `*_id` columns, from a snapshot. */
@@ -83,6 +95,9 @@ function byName(name: string | undefined, hints: string[], target: Target): unkn
   if (n === 'name' && hints.includes('secrets')) return target.refs.secretName;
   if (n === 'name' && hints.includes('events')) return target.refs.eventName;
   if (n === 'uuid' || n.endsWith('_uuid')) return tableFor(hints, target.uuids ?? [])?.[0];
+  if (NAME_COLUMNS.includes(n)) {
+    return tableFor(hints, (target.names ?? []).filter(([, column]) => column === n).map(([table, , values]): [string, string[]] => [table, values]))?.[0];
+  }
   const many = n === 'ids' ? idsFor(hints, target) : n.endsWith('_ids') ? idsFor([...hints, n.slice(0, -4)], target) : null;
   if (many) return many.length ? many : undefined;
   const key = n.endsWith('_id') ? target.keys?.find(([column]) => column === n)?.[1][0] : undefined;

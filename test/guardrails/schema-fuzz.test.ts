@@ -15,8 +15,8 @@ import {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './plugins/agents', './plugins/pods', './examples/hello-plugin'];
-const MODULES = { points: true, store: true, event_webhook: true, knowledge: true, agents: true, podhost: true, hello: true };
+const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './plugins/agents', './plugins/pods', './plugins/feeds', './plugins/submodules', './examples/hello-plugin'];
+const MODULES = { points: true, store: true, event_webhook: true, knowledge: true, agents: true, podhost: true, feeds: true, submodules: true, hello: true };
 const ADMIN = '999000444';
 const CLOSED = 'http://127.0.0.1:9'; // nothing listens: outbound calls fail at once
 

@@ -12,6 +12,8 @@ import { startFakeGitHub } from '../fakes/github/index.js';
 import { startFakeEmbeddings } from '../fakes/embeddings.js';
 import { startFakeHostprov } from '../fakes/hostprov/index.js';
 import { servePod } from '../fakes/pod-ssh/index.js';
+import { startFakeCampus } from '../fakes/campus-sites.js';
+import { startFakeSearch } from '../fakes/search.js';
 import { allowOutside } from '../fakes/outside.js';
 import { bearer, cookieFrom, discordSettings, signInOfficer } from '../support/sign-in.js';
 
@@ -95,6 +97,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
   // The pod provider: any org's key works, so the victim's pods live on its own account there.
   const hostprov = await startFakeHostprov();
   t.teardown(() => hostprov.close());
+  // A submodule's sites and the search service of its web query: live query probes reach fakes, not the internet.
+  const campus = await startFakeCampus(t);
+  const search = await startFakeSearch(t);
   allowOutside(t);
   const admin = discord.addUser({ username: 'root' });
   const quad = await startTestApp(t, {
@@ -113,6 +118,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       EMBEDDINGS_URL: embeddings.url,
       HOSTPROV_API_URL: hostprov.url,
       ACCOUNTS_BASE_URL: 'http://quad.test',
+      SUBMODULES_BASE_URLS: [`campus.*=${campus.url}`],
+      SEARCH_URL: search.url,
     },
   });
   const db = new pg.Client({ connectionString: quad.databaseUrl });
@@ -208,7 +215,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       url: `https://victim.example/${MARKER}-page`, title: `${MARKER} crawled page`, enabled: false,
     }), 201, 'knowledge crawl');
     const secrets: PrivateValue[] = [];
-    for (const name of quad.registry.secrets.keys()) {
+    for (const declared of quad.registry.secrets.values()) {
+      // A perKey declaration (a feed's webhook, alert_webhook_<key>) is set under one key: the victim's feed below.
+      const name = declared.perKey ? `${declared.name}probe` : declared.name;
       const value = `${MARKER}-secret-${name}-0123456789`;
       await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/${name}`, { value }), 200, `secret ${name}`);
       secrets.push({ category: 'secret', value, where: `secret ${name}` });
@@ -222,6 +231,12 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods/${pod.pod_id}/sessions`, {
       title: `${MARKER} session`, start_at: new Date(Date.now() + 86_400_000).toISOString(), stop_at: new Date(Date.now() + 90_000_000).toISOString(),
     }), 201, 'pod session');
+    // A feed (its webhook replaces the marker value of alert_webhook_probe) and a submodule subscription.
+    const feedHook = discord.addWebhook();
+    await expectStatus(await as(officer, 'PUT', `/api/feeds${o}/feeds/probe`, {
+      kind: 'repo_jobs', webhook_url: feedHook.url, config: { repo: 'victim-org/jobs', label: `${MARKER} jobs` },
+    }), 201, 'feed');
+    await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/submodules/campus/subscription`), 201, 'submodule subscription');
     // The victim's own embeddings service: a working one (the marker values above are not URLs).
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/embeddings.url`, { value: embeddings.url }), 200, 'embeddings url');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/branding`, { website_url: 'https://victim.example' }), 200, 'branding');
@@ -247,6 +262,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       { category: 'private_text', value: PRIVATE_REPO, where: 'the CI repo list' },
       { category: 'webhook_url', value: hook.url, where: 'webhook destination' },
       { category: 'webhook_url', value: hook.token, where: 'webhook destination token' },
+      { category: 'webhook_url', value: feedHook.url, where: 'the feed\'s webhook URL' },
+      { category: 'webhook_url', value: feedHook.token, where: 'the feed\'s webhook token' },
       { category: 'discord_id', value: v.officer.id, where: 'the officer\'s Discord id' },
       { category: 'token', value: v.officerToken, where: 'the officer\'s access token' },
       { category: 'token', value: appToken.token, where: 'the officer\'s app token' },

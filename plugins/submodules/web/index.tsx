@@ -23,7 +23,7 @@ export function SubmodulesTab() {
     setBusy(s.name); setOutcome(null);
     try {
       const done = await apiFetch<Subscribed>(subscriptionPath(base, s.name), { method: subscribe ? 'PUT' : 'DELETE' });
-      const pages = subscribe && done.shared_pages ? ` ${plural(done.shared_pages.added, 'shared page')} added.` : '';
+      const pages = subscribe && done.shared_pages?.added ? ` ${plural(done.shared_pages.added, 'shared page')} added.` : '';
       // Read again first, so the note shows beside the new state.
       await refreshAfterChange(org.prefix);
       setOutcome({ name: s.name, note: subscribe ? `Subscribed to ${s.title}.${pages}` : `Subscription to ${s.title} ended.` });
@@ -45,9 +45,9 @@ export function SubmodulesTab() {
         Shared domains {org.name} can subscribe to, such as a university or careers: their public pages in the org's
         knowledge, live answers from their sites, and ready-made feeds.
       </p>
-      <div className="q-form-actions" style={{ marginBottom: 16, maxWidth: 420 }}>
+      <div className="q-form-actions" style={{ marginBottom: 16, maxWidth: 480 }}>
         <strong>Subscriptions</strong>
-        <UsageBar label="Subscriptions" use={limit.use} value={limit.value} />
+        <div style={{ flex: 1 }}><UsageBar label="Subscriptions" use={limit.use} value={limit.value} /></div>
       </div>
       {submodules.length === 0 ? (
         <EmptyState title="No submodules">This service loads no submodule package (its setting SUBMODULES_PACKAGES).</EmptyState>
