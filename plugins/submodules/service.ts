@@ -23,11 +23,13 @@ export interface SubmoduleSubscriptions {
   withSubscribers(em: EntityManager): Promise<string[]>;
   /** Feed presets of the submodules the org subscribes to (same on/off rule as subscribedBy). */
   feedPresets(em: EntityManager, orgId: number): Promise<FeedPreset[]>;
+  /** Per module, the submodules it reads a part of (the core's module listing shows them). */
+  readers(): Promise<Record<string, { name: string; title: string }[]>>;
 }
 
 export const submoduleSubscriptions = defineService<SubmoduleSubscriptions>({
   id: 'submodules.subscriptions',
-  methods: ['subscribedBy', 'withSubscribers', 'feedPresets'],
+  methods: ['subscribedBy', 'withSubscribers', 'feedPresets', 'readers'],
   description: 'Which submodules an org subscribes to, which have subscribers, and the feed presets of an org\'s subscriptions',
 });
 
@@ -49,6 +51,13 @@ export function subscriptionsFor(services: CoreServices): SubmoduleSubscriptions
       const catalog = await catalogOf(services);
       return (await subscribedNames(em, orgId)).flatMap((name) => (catalog.get(name)?.feeds ?? [])
         .map((f) => ({ submodule: name, key: f.key, title: f.title, description: f.description, kind: f.kind, config: structuredClone(f.config) })));
+    },
+    async readers() {
+      const byModule: Record<string, { name: string; title: string }[]> = {};
+      for (const s of (await catalogOf(services)).list) {
+        for (const module of new Set(Object.values(s.readers).flat())) (byModule[module] ??= []).push({ name: s.name, title: s.title });
+      }
+      return byModule;
     },
   };
 }

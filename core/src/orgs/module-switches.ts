@@ -11,6 +11,7 @@ import type { Module, NeedDecl } from '../modules/types.js';
 import { pagesView } from '../modules/pages.js';
 import type { SecretsService as SecretStore } from '../core-services.js';
 import type { OrgSnapshot } from './org-cache.js';
+import type { SubmoduleReaders } from './submodule-readers.js';
 
 export interface NeedStatus { key: string; label: string; kind: NeedDecl['kind']; optional: boolean; connected: boolean }
 
@@ -39,7 +40,8 @@ function needStatus(registry: Registry, switches: Record<string, boolean>, integ
   return { key: need.key, label: need.label, kind: need.kind, optional: need.optional ?? false, connected };
 }
 
-export async function listModules(em: EntityManager, registry: Registry, secrets: SecretStore, org: Pick<OrgSnapshot, 'id' | 'modules'>) {
+/** `submodules`: per module, the submodules it reads (submodule-readers.ts); none when left out. */
+export async function listModules(em: EntityManager, registry: Registry, secrets: SecretStore, org: Pick<OrgSnapshot, 'id' | 'modules'>, submodules: SubmoduleReaders = {}) {
   const optional = registry.modules.filter((m) => !m.core);
   const integrations = await secrets.connectedIntegrations(em, org.id);
   const modules: ModuleListing[] = [];
@@ -49,7 +51,7 @@ export async function listModules(em: EntityManager, registry: Registry, secrets
     const ready = needs.every((n) => n.optional || n.connected);
     modules.push({
       name: mod.name, title: mod.title, description: mod.description, category: mod.category,
-      switchable: enabled || ready, enabled, ready, needs, submodules: [],
+      switchable: enabled || ready, enabled, ready, needs, submodules: submodules[mod.name] ?? [],
     });
   }
   return { modules, categories: [...new Set(optional.map((m) => m.category))].sort() };

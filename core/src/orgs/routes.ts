@@ -5,6 +5,7 @@ import { Organization } from '../entities/organization.js';
 import { ErrorBody, OrgParams } from '../http/schemas.js';
 import { Branding, BrandingUpdate, BRANDING_KEY, applyBranding, readBranding } from './branding.js';
 import { listModules, switchModulesAudited, withPages } from './module-switches.js';
+import { submoduleReaders } from './submodule-readers.js';
 import { getOrgConfig, setOrgConfig } from './org-config.js';
 
 const NeedView = Type.Object({ key: Type.String(), label: Type.String(), kind: Type.String(), optional: Type.Boolean(), connected: Type.Boolean() });
@@ -54,7 +55,7 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/dashboard/:org/modules', {
     config: { auth: 'officer' },
     schema: { tags: ['org'], summary: 'Explore: every optional module with its switch, readiness and needs', params: OrgParams, response: { 200: DashboardListing } },
-  }, async (request) => withPages(await listModules(request.em, registry, secrets, request.org!), registry));
+  }, async (request) => withPages(await listModules(request.em, registry, secrets, request.org!, await submoduleReaders(app.quad)), registry));
 
   app.put('/api/organizations/:org/modules', {
     config: { auth: 'officer' },
@@ -68,7 +69,8 @@ export const orgRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const org = request.org!;
     const result = await switchModulesAudited(request.em, registry, secrets, org.id, request.body.modules, request.caller!.actor);
     app.orgs.invalidate(org.id);
-    return { ...withPages(await listModules(request.em, registry, secrets, { id: org.id, modules: result.modules }), registry), changed: result.changed };
+    const submodules = await submoduleReaders(app.quad);
+    return { ...withPages(await listModules(request.em, registry, secrets, { id: org.id, modules: result.modules }, submodules), registry), changed: result.changed };
   });
 
   app.get('/api/dashboard/:org/branding', {

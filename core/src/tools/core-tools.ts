@@ -8,6 +8,7 @@ import { Listing } from '../orgs/routes.js';
 import { tokenView } from '../auth/machine-tokens.js';
 import { issueToken, listTokens, revokeToken } from '../auth/token-admin.js';
 import { listModules } from '../orgs/module-switches.js';
+import { submoduleReaders } from '../orgs/submodule-readers.js';
 import { Branding, BRANDING_KEY, readBranding } from '../orgs/branding.js';
 
 export const tokensList = defineTool({
@@ -104,6 +105,6 @@ export const modulesList = defineTool({
   output: Listing,
   annotations: { readOnly: true, idempotent: true },
   async handler({ em, org, services }) {
-    return listModules(em, services.registry, services.secrets, org);
+    return listModules(em, services.registry, services.secrets, org, await submoduleReaders(services));
   },
 });

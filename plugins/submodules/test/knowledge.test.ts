@@ -34,6 +34,13 @@ async function lastRun(name: string) {
   return run ? quad.waitForRun(Number(run.id)) : null;
 }
 
+t.test('Explore\'s module listing names the submodules each module reads', async (t) => {
+  const listing = (await w.call('GET', '/api/dashboard/acm/modules', w.officerToken)).json();
+  const knowledge = listing.modules.find((m: { name: string }) => m.name === 'knowledge');
+  t.same(knowledge.submodules, [{ name: 'campus', title: 'Campus' }], 'knowledge reads campus\'s pages');
+  t.same(listing.modules.find((m: { name: string }) => m.name === 'submodules').submodules, [], 'none read by the submodules module itself');
+});
+
 t.test('subscribe → crawl_due crawls the shared pages → the subscriber\'s search finds them, others\' does not', async (t) => {
   w.campus.fail('/it-help', { status: 500 });
   const sub = await w.call('PUT', '/api/dashboard/acm/submodules/campus/subscription', w.officerToken);
