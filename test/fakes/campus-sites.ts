@@ -12,8 +12,7 @@
 // A test can replace a page, make paths fail (a status, a body that is not what it should be, or no answer) and read
 // the requests. Test code, not production code.
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { OUTSIDE_HOST } from './outside.js';
+import { listenOutside } from './outside.js';
 
 export type FakeCampusFailure = { status: number } | 'garbage' | 'hang';
 
@@ -156,11 +155,7 @@ export async function startFakeCampus(t?: { teardown(fn: () => unknown): void })
     if (!answer) return send(res, 404, '<h1>Not found</h1>');
     send(res, answer.status, answer.body);
   });
-  await new Promise<void>((resolve) => server.listen(0, OUTSIDE_HOST, resolve));
-  const origin = `http://${OUTSIDE_HOST}:${(server.address() as AddressInfo).port}`;
-  let closed: Promise<void> | null = null;
-  const close = () => closed ??= new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
-  t?.teardown(close);
+  const { origin, close } = await listenOutside(server, t);
   return {
     url: origin,
     set: (path, body) => { overrides.set(path, body); },

@@ -6,8 +6,7 @@
 // Seeded with events laid out around 2026-03-01 (see HACKATHON_SEEDS); a test can replace them, make one listing
 // fail (a status, a garbage body, or no answer at all) and read the requests. Test code, not production code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { OUTSIDE_HOST } from './outside.js';
+import { listenOutside } from './outside.js';
 
 export type FakeListing = 'listing_a' | 'listing_b' | 'listing_c';
 /** How a listing fails: this status (JSON error body), 200 with a body that is not JSON, or never answering. */
@@ -156,11 +155,7 @@ export async function startFakeHackathons(t?: Teardown): Promise<FakeHackathons>
       answer(listing, req, url, body, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, OUTSIDE_HOST, resolve));
-  const origin = `http://${OUTSIDE_HOST}:${(server.address() as AddressInfo).port}`;
-  let closed: Promise<void> | null = null;
-  const close = () => closed ??= new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
-  t?.teardown(close);
+  const { origin, close } = await listenOutside(server, t);
 
   return {
     url: origin,

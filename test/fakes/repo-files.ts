@@ -2,8 +2,7 @@
 // server on OUTSIDE_HOST answering GET /<owner>/<name>/<branch>/<path> with the file a test put there (text/plain,
 // as the real host does), 404 for anything else; a test can make it fail and read the requests. Test code.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { OUTSIDE_HOST } from './outside.js';
+import { listenOutside } from './outside.js';
 
 export interface FakeRepoFiles {
   /** `http://127.0.0.2:PORT`: the base URL (FEEDS_REPO_RAW_URL). */
@@ -35,13 +34,12 @@ export async function startFakeRepoFiles(): Promise<FakeRepoFiles> {
     }
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(content);
   });
-  await new Promise<void>((resolve) => server.listen(0, OUTSIDE_HOST, resolve));
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOutside(server);
   return {
-    url: `http://${OUTSIDE_HOST}:${port}`,
+    url: origin,
     put(repo, branch, path, content) { files.set(`/${repo}/${branch}/${path}`, content); },
     fail(status) { failing = status; },
     requests,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close,
   };
 }

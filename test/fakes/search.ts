@@ -3,8 +3,7 @@
 // Without `format=json` it answers 403 as SearXNG does when the JSON format is not enabled. A test can set the results,
 // make it fail (a status, a body that is not JSON, no answer) and read the requests. Test code, not production code.
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { OUTSIDE_HOST } from './outside.js';
+import { listenOutside } from './outside.js';
 
 export interface FakeSearchResult { url: string; title: string; content: string }
 export type FakeSearchFailure = { status: number } | 'garbage' | 'hang';
@@ -46,11 +45,7 @@ export async function startFakeSearch(t?: { teardown(fn: () => unknown): void })
     const answer = (results ?? defaultResults(q ?? '')).map((r) => ({ ...r, engine: 'fake' }));
     json(res, 200, { query: q, number_of_results: answer.length, results: answer, answers: [], suggestions: [] });
   });
-  await new Promise<void>((resolve) => server.listen(0, OUTSIDE_HOST, resolve));
-  const origin = `http://${OUTSIDE_HOST}:${(server.address() as AddressInfo).port}`;
-  let closed: Promise<void> | null = null;
-  const close = () => closed ??= new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
-  t?.teardown(close);
+  const { origin, close } = await listenOutside(server, t);
   return {
     url: origin,
     setResults: (r) => { results = r ? [...r] : null; },

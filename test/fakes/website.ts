@@ -3,8 +3,7 @@
 // request with its time and user agent; the renderer answers `POST /content {url}` (browserless's API) with the
 // HTML a test sets for that URL, checks its bearer key when one is set, and records the requests.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { OUTSIDE_HOST } from './outside.js';
+import { listenOutside } from './outside.js';
 
 export interface FakePage {
   body?: string | Buffer;
@@ -44,10 +43,8 @@ type Teardown = { teardown(fn: () => unknown): void };
 
 async function listen(t: Teardown, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; origin: string }> {
   const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, OUTSIDE_HOST, resolve));
-  const close = () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
-  t.teardown(close);
-  return { server, origin: `http://${OUTSIDE_HOST}:${(server.address() as AddressInfo).port}` };
+  const { origin } = await listenOutside(server, t);
+  return { server, origin };
 }
 
 export async function startFakeSite(t: Teardown): Promise<FakeSite> {

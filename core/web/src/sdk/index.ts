@@ -20,3 +20,4 @@ export { LineChart, summarize } from './ui/line-chart.js';
 export { usePagedApi, type PageAnswer } from './paged.js';
 export { UsageBar, NEAR_LIMIT } from './ui/usage-bar.js';
 export { OverviewSection, type OverviewSectionData } from './ui/overview-section.js';
+export { followRun, useRunTracks, RUN_POLL_MS, RUN_GIVE_UP_MS, type RunFollower } from './run-follow.js';
