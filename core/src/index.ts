@@ -3,7 +3,7 @@
 export { defineModule, defineTool, defineJob, defineService, provide } from './modules/define.js';
 export type {
   AuthPolicy, DatabaseExtensionDecl, JobContext, JobDecl, LimitDecl, Module, ModuleManifest, NeedDecl,
-  ScopeDecl, ToolAnnotations, ToolCaller, ToolContext, ToolDecl, IntegrationDecl, SecretDecl,
+  ScopeDecl, ToolAnnotations, ToolCaller, ToolContext, ToolDecl, IntegrationDecl, IntegrationContext, RemoteMcpDecl, SecretDecl,
   DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext, ClaimsDecl, PageDecl, PagesDecl, ActivityTabDecl, ExploreTabDecl, MemberPageDecl,
 } from './modules/types.js';
 export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';

@@ -90,8 +90,12 @@ export const ManifestSchema = Type.Object({
       name: Type.String({ pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)?$' }),
       label: Type.String({ minLength: 1 }),
       optional: Type.Optional(Type.Boolean()),
+      readable: Type.Optional(Type.Boolean()),
     }, { additionalProperties: false }), { minItems: 1 }),
     remote: Type.Optional(Type.Boolean()),
+    mcp: Type.Optional(Type.Object({ url: Fn, headers: Fn, repoArgument: Type.Optional(Fn) }, { additionalProperties: false })),
+    test: Type.Optional(Fn),
+    onChange: Type.Optional(Fn),
   }, { additionalProperties: false })),
   secrets: Type.Array(Type.Object({
     name: Type.String({ pattern: SECRET_NAME }),

@@ -52,6 +52,29 @@ export interface IntegrationSecretDecl {
   label: string;
   /** Optional secrets do not count for "connected". Default: false. */
   optional?: boolean;
+  /**
+   * Not a credential (a base URL, a model name): officers may read it back. Keys and tokens stay write-only.
+   * Every field is encrypted at rest either way. Default: false.
+   */
+  readable?: boolean;
+}
+
+/** What an integration's hooks get: the org's values of its fields (set ones only) and where to act. */
+export interface IntegrationContext {
+  em: EntityManager;
+  orgId: number;
+  services: CoreServices;
+  values: Readonly<Record<string, string>>;
+}
+
+/** How the tool server reaches a remote integration's own MCP server (Streamable HTTP) with the org's values. */
+export interface RemoteMcpDecl {
+  /** The server's URL; a URL an org sets goes through the core's safe fetcher like any org-configured URL. */
+  url(values: Readonly<Record<string, string>>): string;
+  /** Headers of every request, e.g. `{ authorization: 'Bearer <token>' }`. */
+  headers(values: Readonly<Record<string, string>>): Record<string, string>;
+  /** The tool argument that names a repository (`owner/name`), checked against a token's `limits.<integration>.repos`. Default: `repo` with `owner`. */
+  repoArgument?(args: Readonly<Record<string, unknown>>): string | null;
 }
 
 /** An external service an org connects by storing its credentials as org secrets. */
@@ -64,6 +87,15 @@ export interface IntegrationDecl {
   secrets: IntegrationSecretDecl[];
   /** Its tools come from the service's own MCP server. Default: false. */
   remote?: boolean;
+  /** With `remote`: how to reach that MCP server. */
+  mcp?: RemoteMcpDecl;
+  /**
+   * The connection test (Explore → Integrations, Test): resolves with what worked ("embedded a test text with
+   * model m"), throws with what to fix ("401 from the embeddings service: check the key"). Default: none.
+   */
+  test?(ctx: IntegrationContext): Promise<string>;
+  /** After the org saved or cleared a field, in that write's transaction (e.g. embeddings starts knowledge.reembed). */
+  onChange?(ctx: IntegrationContext): Promise<void>;
 }
 
 /** A secret a module stores for an org outside any integration (e.g. a feed's webhook address). */
