@@ -215,6 +215,8 @@ export interface SecretsService {
   /** 400 `unknown_secret` unless a loaded module declares the name. */
   declared(name: string): DeclaredSecret;
   get(em: EntityManager, orgId: number, name: string): Promise<string | null>;
+  /** The decrypted values of those of `names` that are set, in one read. */
+  values(em: EntityManager, orgId: number, names: readonly string[]): Promise<Map<string, string>>;
   set(em: EntityManager, orgId: number, name: string, value: string, by?: string | null): Promise<{ updatedAt: Date }>;
   delete(em: EntityManager, orgId: number, name: string): Promise<boolean>;
   names(em: EntityManager, orgId: number): Promise<Set<string>>;

@@ -16,6 +16,7 @@ import { crawlSharedJob } from './crawl/shared-crawl.js';
 import { sharedPages, sharedPagesRef } from './shared-pages.js';
 import { orgSourcesFor, orgSourcesRef } from './org-sources.js';
 import { RENDER_SECRETS } from './crawl/crawl-source.js';
+import { onEmbeddingsChange, testEmbeddings, testRender } from './integrations.js';
 
 export { search, searchScope, fuse, type SearchInput, type SearchResult, type SearchAnswer } from './search.js';
 export { contentHash, checkChunks, KEY_PATTERN, type SourceInput, type ChunkInput } from './sources.js';
@@ -55,19 +56,24 @@ export default defineModule({
     title: 'Embeddings',
     description: 'An OpenAI-compatible embeddings service (POST <url>/embeddings) of 1024-number vectors for the org\'s knowledge; without it the deployment\'s (EMBEDDINGS_URL) is used, or text search only.',
     secrets: [
-      { name: EMBEDDINGS_SECRETS.url, label: 'Base URL (ending /v1)' },
-      { name: EMBEDDINGS_SECRETS.model, label: 'Model' },
+      { name: EMBEDDINGS_SECRETS.url, label: 'Base URL (ending /v1)', readable: true },
+      { name: EMBEDDINGS_SECRETS.model, label: 'Model', readable: true },
       { name: EMBEDDINGS_SECRETS.apiKey, label: 'API key', optional: true },
-      { name: EMBEDDINGS_SECRETS.queryPrefix, label: 'Query prefix', optional: true },
+      { name: EMBEDDINGS_SECRETS.queryPrefix, label: 'Query prefix', optional: true, readable: true },
     ],
+    // integrations.ts: embeds one short text; a save or clear starts knowledge.reembed.
+    test: testEmbeddings,
+    onChange: onEmbeddingsChange,
   }, {
     key: 'render',
     title: 'Page rendering',
     description: 'A page-rendering service (POST <url>/content {url} answers the HTML after the page\'s scripts ran, as browserless does) for crawls of JavaScript pages; without it the deployment\'s (RENDER_URL) is used, or a plain GET.',
     secrets: [
-      { name: RENDER_SECRETS.url, label: 'Base URL' },
+      { name: RENDER_SECRETS.url, label: 'Base URL', readable: true },
       { name: RENDER_SECRETS.apiKey, label: 'API key', optional: true },
     ],
+    // integrations.ts: renders https://example.com/.
+    test: testRender,
   }],
   entities: [KnowledgeSource, KnowledgeVersion, KnowledgeChunk],
   migrations: new URL('./migrations/', import.meta.url),

@@ -6,6 +6,7 @@
 // (ssh/, routes/connected.ts, routes/files.ts). Members of the server (members.ts), sessions and the job that starts
 // and stops pods around them (sessions.ts, schedule.ts), tools for agents (tools.ts), the officers' page (web/).
 import { defineModule } from '@quad/core';
+import { testHostprov } from './pods.js';
 import { scheduleJob } from './schedule.js';
 import { podsTools } from './tools.js';
 import { API_KEY_SECRET, CLAIMED_SETTINGS, MODULE, PODS_LIMIT, PROVIDER, PodsSettingsSchema } from './settings.js';
@@ -25,6 +26,8 @@ export default defineModule({
     title: 'hostprov (pods)',
     description: 'The org\'s own account at the pod provider: its pods are made and billed there.',
     secrets: [{ name: API_KEY_SECRET, label: 'API key' }],
+    // pods.ts: lists the account's pods with the key.
+    test: testHostprov,
   }],
   // podhost:connect is not declared: it is no scope an officer may grant, only the one a member's CLI sign-in gets.
   scopes: [

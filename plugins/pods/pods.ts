@@ -1,7 +1,7 @@
 // Pod records (compute_pods) and the provider behind them: which provider client an org gets (its own API key,
 // the org secret hostprov_api_key), how a record and the provider's live view make the answer, and how the
 // provider's failures become the spec's statuses (its 4xx: 400 with its reason; its failures: 424).
-import { HttpError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { HttpError, badRequest, notFound, type CoreServices, type EntityManager, type IntegrationContext } from '@quad/core';
 import { hostprovProvider } from './provider/hostprov.js';
 import { ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type ProviderPod } from './provider/types.js';
 import type { PodAction } from './schemas.js';
@@ -41,6 +41,23 @@ export async function orgProvider(services: CoreServices, em: EntityManager, org
   if (!apiKey) return null;
   const settings = services.moduleSettings<PodsSettings>(MODULE);
   return hostprovProvider({ baseUrl: settings.HOSTPROV_API_URL, apiKey });
+}
+
+/**
+ * The `hostprov` integration's connection test (Explore → Integrations, Test): the cheapest authenticated call, the
+ * pod list of the org's account, at HOSTPROV_API_URL (the deployment's URL, not an org's) with the org's key.
+ */
+export async function testHostprov({ services, values }: IntegrationContext): Promise<string> {
+  const settings = services.moduleSettings<PodsSettings>(MODULE);
+  const provider = hostprovProvider({ baseUrl: settings.HOSTPROV_API_URL, apiKey: values[API_KEY_SECRET] ?? '', timeoutMs: 15_000 });
+  try {
+    const pods = await provider.list();
+    return `The pod provider accepted the key (${pods.length} pod${pods.length === 1 ? '' : 's'} on the account)`;
+  } catch (err) {
+    if (err instanceof ProviderRefused && (err.status === 401 || err.status === 403)) throw new Error(`${err.status} from the pod provider: check the API key`);
+    if (err instanceof ProviderRefused) throw new Error(`${err.status} from the pod provider: ${err.reason}`);
+    throw err; // ProviderFailed: its message says what failed, without the key
+  }
 }
 
 export const NOT_CONNECTED = `The org has no ${PROVIDER} API key: set ${API_KEY_SECRET} on Explore → Integrations first`;

@@ -8,7 +8,7 @@
 import { defineModule, provide } from '@quad/core';
 import { Subscription } from './entities.js';
 import { indexResultJob } from './index-result.js';
-import { SEARCH_SECRETS } from './queries/search.js';
+import { SEARCH_SECRETS, testSearch } from './queries/search.js';
 import { submoduleSubscriptions, subscriptionsFor } from './service.js';
 import { CLAIMED_SETTINGS, SubmodulesSettingsSchema } from './settings.js';
 import { LIMIT_KEY } from './subscriptions.js';
@@ -35,7 +35,9 @@ export default defineModule({
     key: 'search',
     title: 'Web search',
     description: 'A search service with a SearXNG-style JSON API (GET <url>/search?q=&format=json) for the submodules\' web query; without it the deployment\'s (SEARCH_URL) is used.',
-    secrets: [{ name: SEARCH_SECRETS.url, label: 'Base URL' }],
+    secrets: [{ name: SEARCH_SECRETS.url, label: 'Base URL', readable: true }],
+    // queries/search.ts: one test query.
+    test: testSearch,
   }],
   entities: [Subscription],
   migrations: new URL('./migrations/', import.meta.url),

@@ -127,7 +127,7 @@ t.test('every route survives inputs generated from its schema', async (t) => {
     config: {
       SYS_ADMIN: [ADMIN], ACCESS_ENFORCE: true, SECRETS_KEY: [Buffer.alloc(32, 9).toString('base64')], POINTS_GATEWAY: false,
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
-      GITHUB_API_URL: CLOSED, DISCORD_WEBHOOK_URL_BASE: `${CLOSED}/api/webhooks/`, HOSTPROV_API_URL: CLOSED, ACCOUNTS_BASE_URL: 'http://quad.test',
+      GITHUB_API_URL: CLOSED, GITHUB_MCP_URL: `${CLOSED}/mcp`, DISCORD_WEBHOOK_URL_BASE: `${CLOSED}/api/webhooks/`, HOSTPROV_API_URL: CLOSED, ACCOUNTS_BASE_URL: 'http://quad.test',
     },
   });
   const { quad, discord, org } = world;

@@ -112,6 +112,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       SYS_ADMIN: [admin.id],
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
       GITHUB_API_URL: github.url,
+      // The victim connects GitHub: its remote tools' server is the fake's (which answers no MCP), never the real one.
+      GITHUB_MCP_URL: `${github.url}/mcp`,
       SECRETS_KEY: [SECRETS_KEY],
       DISCORD_WEBHOOK_URL_BASE: `${discord.url}/api/webhooks/`,
       POINTS_GATEWAY: false,

@@ -52,7 +52,7 @@ t.test('without SECRETS_KEY setting and reading values is 503; listing and delet
 
   const list = await quad.api.inject({ url: '/api/dashboard/acm/secrets', headers: bearer(token) });
   t.equal(list.statusCode, 200);
-  t.equal(list.json().secrets.length, 4, 'with the core\'s github.token');
+  t.equal(list.json().secrets.length, 6, 'with the core\'s github.token, mcp.url and mcp.token');
   t.ok(list.json().secrets.every((s: { set: boolean }) => !s.set));
   t.equal(list.json().integrations.find((i: { key: string }) => i.key === 'forge').connected, false);
 

@@ -7,6 +7,9 @@ import { bearer, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 import { demo, newKey, secretValue } from './support.js';
 
 const key = newKey();
+// The core's integrations, as their manifests describe them.
+const GITHUB_DESCRIPTION = 'Code hosting. A token that can read Actions workflow runs shows private repos in CI; tokens with mcp:github call GitHub\'s own MCP tools (github.<tool>) with it, as far as it allows.';
+const MCP_DESCRIPTION = 'Any service with an MCP server (Streamable HTTP): tokens with mcp:remote call its tools as mcp.<tool>, with the token below as a bearer.';
 
 t.test('org secrets', async (t) => {
   const logs = captureLogs('trace');
@@ -32,13 +35,18 @@ t.test('org secrets', async (t) => {
     t.equal(res.statusCode, 200);
     t.same(res.json(), {
       secrets: [
+        { name: 'mcp.url', label: 'Server URL (https://…/mcp)', module: 'mcp', integration: 'mcp', write_only: true, set: false, updated_at: null },
+        { name: 'mcp.token', label: 'Bearer token', module: 'mcp', integration: 'mcp', write_only: true, set: false, updated_at: null },
         { name: 'github.token', label: 'Token (read-only; Actions: read)', module: 'dashboard', integration: 'github', write_only: true, set: false, updated_at: null },
         { name: 'forge.token', label: 'Token', module: 'demo', integration: 'forge', write_only: true, set: false, updated_at: null },
         { name: 'forge.webhook_secret', label: 'Webhook secret', module: 'demo', integration: 'forge', write_only: true, set: false, updated_at: null },
         { name: 'demo.webhook', label: 'Feed webhook address', module: 'demo', integration: null, write_only: true, set: false, updated_at: null },
       ],
       integrations: [{
-        key: 'github', title: 'GitHub', description: 'Code hosting. A read-only token that can read Actions workflow runs shows private repos in CI.', module: 'dashboard', connected: false,
+        key: 'mcp', title: 'MCP server', description: MCP_DESCRIPTION, module: 'mcp', connected: false,
+        secrets: [{ name: 'mcp.url', label: 'Server URL (https://…/mcp)', optional: false, set: false }, { name: 'mcp.token', label: 'Bearer token', optional: true, set: false }],
+      }, {
+        key: 'github', title: 'GitHub', description: GITHUB_DESCRIPTION, module: 'dashboard', connected: false,
         secrets: [{ name: 'github.token', label: 'Token (read-only; Actions: read)', optional: false, set: false }],
       }, {
         key: 'forge', title: 'Forge', description: 'Code hosting', module: 'demo', connected: false,

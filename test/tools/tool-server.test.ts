@@ -181,7 +181,7 @@ t.test('tool server', async (t) => {
     t.same(body.scopes.find((s: { name: string }) => s.name === 'toolbox:search').uses, ['gitx']);
     t.same(body.integrations.find((i: { key: string }) => i.key === 'gitx'), {
       key: 'gitx', title: 'Gitx', description: 'A code host', module: 'toolbox', connected: false,
-      scopes: ['toolbox:git'], tools: { 'toolbox:git': ['toolbox.git_list', 'toolbox.git_push'] }, remote: true,
+      scopes: ['toolbox:git'], tools: { 'toolbox:git': ['toolbox.git_list', 'toolbox.git_push'] }, remote: true, remote_error: null,
       through: ['toolbox:search'], used_by: [], limits: [],
     });
   });

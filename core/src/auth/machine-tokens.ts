@@ -31,16 +31,39 @@ export type TokenCreator =
 
 export interface IssuedToken { token: string; record: MachineTokenEntity }
 
-/** A glob-ish pattern (`owner/*`, `github.*`) as a RegExp. */
-export function patternRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+/**
+ * Does a limits pattern (`acm/*`, `github.get_*`) match `value`? The whole value must match; `*` stands for any run
+ * of characters (none included, `/` and `.` too); every other character stands for itself. Patterns hold letters,
+ * digits, `_ . - / :` and `*` (PATTERN). `ignoreCase` for repository names, which GitHub compares without case.
+ * Greedy matching with one backtrack point: time at most pattern × value, whatever the stars (a RegExp of
+ * `*a*a*a…` backtracks exponentially).
+ */
+export function patternMatches(pattern: string, value: string, ignoreCase = false): boolean {
+  const p = ignoreCase ? pattern.toLowerCase() : pattern;
+  const v = ignoreCase ? value.toLowerCase() : value;
+  let i = 0, j = 0, star = -1, mark = 0;
+  while (j < v.length) {
+    if (i < p.length && p[i] !== '*' && p[i] === v[j]) { i++; j++; }
+    else if (i < p.length && p[i] === '*') { star = i++; mark = j; }
+    else if (star >= 0) { i = star + 1; j = ++mark; }
+    else return false;
+  }
+  while (i < p.length && p[i] === '*') i++;
+  return i === p.length;
+}
+
+/** Do a token's `tools` patterns of an integration allow this tool? A pattern matches its full name or the name after the first dot. */
+export function toolPatternsAllow(patterns: readonly string[] | undefined, name: string): boolean {
+  if (!patterns) return true;
+  const bare = name.slice(name.indexOf('.') + 1);
+  return patterns.some((p) => patternMatches(p, name) || patternMatches(p, bare));
 }
 
 /** Is every value `inner` allows also allowed by `outer`? (each inner pattern is matched by an outer one) */
 function narrower(inner: string[] | undefined, outer: string[] | undefined): boolean {
   if (!outer) return true;
   if (!inner) return false;
-  return inner.every((p) => outer.some((o) => o === p || patternRegExp(o).test(p)));
+  return inner.every((p) => outer.some((o) => o === p || patternMatches(o, p)));
 }
 
 /** Check a create request against the registry and the creator; answers the limits the token gets. */

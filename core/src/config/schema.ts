@@ -55,6 +55,10 @@ export const SettingsSchema = Type.Object({
   }),
   GITHUB_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.github.com', description: 'GitHub REST base (dashboard CI runs)' }),
   GITHUB_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each GitHub call' }),
+
+  // Remote tools (the tool server forwards calls to an integration's own MCP server; README "Tool server")
+  GITHUB_MCP_URL: Type.String({ pattern: '^https?://', default: 'https://api.githubcopilot.com/mcp/', description: 'GitHub\'s MCP server (Streamable HTTP), whose tools the github integration serves as github.<tool>' }),
+  REMOTE_MCP_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 15000, description: 'deadline of each exchange with a remote MCP server (listing its tools, or one call), handshake included' }),
 });
 
 export type Settings = Static<typeof SettingsSchema>;

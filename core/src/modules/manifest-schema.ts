@@ -93,7 +93,7 @@ export const ManifestSchema = Type.Object({
       readable: Type.Optional(Type.Boolean()),
     }, { additionalProperties: false }), { minItems: 1 }),
     remote: Type.Optional(Type.Boolean()),
-    mcp: Type.Optional(Type.Object({ url: Fn, headers: Fn, repoArgument: Type.Optional(Fn) }, { additionalProperties: false })),
+    mcp: Type.Optional(Type.Object({ url: Fn, trusted: Type.Optional(Type.Boolean()), headers: Fn, repoArgument: Type.Optional(Fn) }, { additionalProperties: false })),
     test: Type.Optional(Fn),
     onChange: Type.Optional(Fn),
   }, { additionalProperties: false })),

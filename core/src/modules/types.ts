@@ -67,13 +67,27 @@ export interface IntegrationContext {
   values: Readonly<Record<string, string>>;
 }
 
-/** How the tool server reaches a remote integration's own MCP server (Streamable HTTP) with the org's values. */
+/**
+ * How the tool server reaches a remote integration's own MCP server (Streamable HTTP) with the org's values. `values`
+ * holds the org's set fields of the integration, keyed by their secret names (`{ 'mcp.url': '…', 'mcp.token': '…' }`).
+ */
 export interface RemoteMcpDecl {
-  /** The server's URL; a URL an org sets goes through the core's safe fetcher like any org-configured URL. */
-  url(values: Readonly<Record<string, string>>): string;
+  /**
+   * The server's URL: the org's (from `values`) or the deployment's (from `services.settings`). Every connection
+   * goes through the core's safe fetcher; an org's URL must reach a public address (see `trusted`).
+   */
+  url(values: Readonly<Record<string, string>>, services: CoreServices): string;
+  /**
+   * `url` answers a deployment setting, never an org's value: it may be on a private network (as `safeFetch`'s
+   * `trusted`). Never set it when an org can change the URL. Default: false.
+   */
+  trusted?: boolean;
   /** Headers of every request, e.g. `{ authorization: 'Bearer <token>' }`. */
   headers(values: Readonly<Record<string, string>>): Record<string, string>;
-  /** The tool argument that names a repository (`owner/name`), checked against a token's `limits.<integration>.repos`. Default: `repo` with `owner`. */
+  /**
+   * The repository a call names (`owner/name`), checked against a token's `limits.<integration>.repos`; null when
+   * it names none (refused while the token has repos patterns). Default: `owner` + `repo`, or `repo` as `owner/name`.
+   */
   repoArgument?(args: Readonly<Record<string, unknown>>): string | null;
 }
 

@@ -1,9 +1,15 @@
 // Org secrets over the API (officers): list what is set and which integrations are connected, set a value,
-// delete it. Values go in and never come out: no response, log line or audit row carries one.
+// delete it. Values go in and never come out here: no response, log line or audit row carries one (the integration
+// routes show back only the fields an integration marks readable). Setting or deleting a field of an integration
+// runs its onChange, as the integration routes do.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { badRequest } from '../http/errors.js';
 import { ErrorBody, OrgParams, orgParams } from '../http/schemas.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OrgSnapshot } from '../orgs/org-cache.js';
+import { integrationRoutes } from './integration-routes.js';
+import { integrationChanged, integrationOf } from './integrations.js';
 import { MAX_SECRET_LENGTH } from './store.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -31,9 +37,14 @@ const IntegrationView = Type.Object({
   secrets: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), optional: Type.Boolean(), set: Type.Boolean() })),
 });
 
-export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { secrets } = app.quad;
+export const secretRoutes: FastifyPluginAsyncTypebox = async (app, options) => {
+  const { secrets, registry } = app.quad;
   const auth = 'officer' as const;
+  /** A field of an integration changed this way too: its onChange runs as after a save on the integration's route. */
+  const changed = async (em: EntityManager, org: OrgSnapshot, name: string) => {
+    const integration = secrets.declared(name).integration;
+    if (integration) await integrationChanged(app.quad, em, org, integrationOf(registry, integration));
+  };
 
   app.get('/api/dashboard/:org/secrets', {
     config: { auth },
@@ -75,6 +86,7 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { updatedAt } = await request.em.transactional(async (em) => {
       const done = await secrets.set(em, orgId, name, value, request.caller!.actor);
       await request.audit(em, 'secrets.set', { name });
+      await changed(em, request.org!, name);
       return done;
     });
     return { name, set: true as const, updated_at: updatedAt.toISOString() };
@@ -94,8 +106,12 @@ export const secretRoutes: FastifyPluginAsyncTypebox = async (app) => {
     await request.em.transactional(async (em) => {
       if (await secrets.delete(em, orgId, name)) {
         await request.audit(em, 'secrets.delete', { name });
+        await changed(em, request.org!, name);
       }
     });
     return { name, set: false as const };
   });
+
+  // Explore → Integrations: the same secrets, per integration (integration-routes.ts).
+  await integrationRoutes(app, options);
 };

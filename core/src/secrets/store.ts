@@ -74,6 +74,19 @@ export class SecretStore implements SecretsService {
     return decryptSecret(keys, row.ciphertext, secretAad(orgId, name), `"${name}" of org ${orgId}`);
   }
 
+  /**
+   * The decrypted values of those of `names` the org has set, in one read (an integration's fields for its hooks and
+   * its readable fields for listings). For the server only, like get().
+   */
+  async values(em: EntityManager, orgId: number, names: readonly string[]): Promise<Map<string, string>> {
+    for (const name of names) this.declared(name);
+    if (!names.length) return new Map();
+    const keys = this.requireKeys();
+    const rows = await em.execute<Row[]>(
+      `select name, ciphertext from org_secrets where organization_id = ? and name in (${names.map(() => '?').join(', ')})`, [orgId, ...names]);
+    return new Map(rows.map((row) => [row.name, decryptSecret(keys, row.ciphertext, secretAad(orgId, row.name), `"${row.name}" of org ${orgId}`)]));
+  }
+
   /** Encrypt and store (insert or replace). `by` is the actor recorded as updated_by. */
   async set(em: EntityManager, orgId: number, name: string, value: string, by: string | null = null): Promise<{ updatedAt: Date }> {
     this.declared(name);

@@ -14,3 +14,4 @@ export * from '../../../test/fakes/hackathons.js';
 export * from '../../../test/fakes/repo-files.js';
 export * from '../../../test/fakes/campus-sites.js';
 export * from '../../../test/fakes/search.js';
+export * from '../../../test/fakes/remote-mcp.js';

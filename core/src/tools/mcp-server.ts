@@ -9,7 +9,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
 import { routeNotFound } from '../http/error-handler.js';
 import { requestIdOf } from '../http/request-id.js';
@@ -18,7 +18,7 @@ import type { MachineTokenCache } from '../auth/machine-tokens.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller } from '../modules/types.js';
 import { toolCaller } from './caller.js';
-import type { RegisteredTool, ToolListing, ToolService } from './tool-service.js';
+import type { ToolListing, ToolService } from './tool-service.js';
 
 /** JSON-RPC error code for a rate-limited call (server-defined range). */
 export const RATE_LIMITED = -32029;
@@ -70,14 +70,13 @@ const CONFIRM_REQUIRED = { type: 'object', required: ['confirm_required', 'previ
  */
 class SharedParts {
   readonly validator = new AjvJsonSchemaValidator();
-  private readonly listings = new WeakMap<RegisteredTool, McpTool>();
+  /** By the tool service's listing: one per local tool for the process, one per remote tool per cached listing. */
+  private readonly listings = new WeakMap<ToolListing, McpTool>();
 
-  constructor(private readonly tools: ToolService) {}
-
-  listing(tool: RegisteredTool): McpTool {
+  listing(tool: ToolListing): McpTool {
     let listed = this.listings.get(tool);
     if (!listed) {
-      const { name, title, description, inputSchema, outputSchema, annotations, confirm } = this.tools.listing(tool);
+      const { name, title, description, inputSchema, outputSchema, annotations, confirm } = tool;
       const output = outputSchema && (confirm ? { type: 'object', anyOf: [outputSchema, CONFIRM_REQUIRED] } : outputSchema);
       listed = { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(output && { outputSchema: output as { type: 'object' } }), annotations };
       this.listings.set(tool, listed);
@@ -89,7 +88,7 @@ class SharedParts {
 function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
   const server = new Server({ name: 'quad', version: options.version }, { capabilities: { tools: {} }, jsonSchemaValidator: shared.validator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: options.tools.visible(org, caller).map((t) => shared.listing(t)),
+    tools: (await options.tools.list(org, caller)).map((t) => shared.listing(t)),
   }));
   server.setRequestHandler(ToolsCallRequest, async (request) => {
     // The SDK has checked params against CallToolRequestSchema by now (InvalidParams otherwise).
@@ -102,9 +101,11 @@ function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, c
       const structured = { error: outcome.error, reason: outcome.reason ?? null, status: outcome.status, ...outcome.details };
       // A client checks structuredContent against the tool's outputSchema when there is one, errors included: such
       // a tool's error is its text alone.
-      const declaresOutput = options.tools.services.registry.tools.get(params.name)?.output !== undefined;
+      const declaresOutput = options.tools.declaresOutput(params.name);
       return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], ...(!declaresOutput && { structuredContent: structured }) };
     }
+    // A remote tool's result is the remote server's, passed on as it answered (its content, isError…).
+    if ('remote' in outcome && outcome.remote) return outcome.result as CallToolResult;
     const value = 'confirm_required' in outcome ? { confirm_required: true, preview: outcome.preview } : outcome.result;
     const structured = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
     return { content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: structured };
@@ -116,7 +117,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
   // One log line per response, as on the main port.
   const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf, logController: new ResponseLogController() });
   app.decorateRequest('org', null);
-  const shared = new SharedParts(options.tools);
+  const shared = new SharedParts();
   // (A callback hook, not an async one: no promise per request.)
   app.addHook('onRequest', (request, reply, done) => {
     // On the raw response: the MCP transport answers on it directly (the reply is hijacked).

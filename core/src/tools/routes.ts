@@ -61,7 +61,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['tools'], summary: 'The tools this token may call for its org' },
   }, async (request) => {
     const { org, caller } = await context(request);
-    return { tools: app.tools.visible(org, caller).map((t) => app.tools.listing(t)) };
+    return { tools: await app.tools.list(org, caller) };
   });
 
   app.post('/api/tools/call', {

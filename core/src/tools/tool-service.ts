@@ -1,7 +1,9 @@
 // The one wrapper every tool call goes through, over MCP and /api/tools alike: the token's scope, the org's
 // module switch and the token's per-integration tool patterns decide what a token sees; an unknown tool and a
 // refused one get the same answer, so a token cannot probe. Each call counts against mcp.calls_per_minute,
-// runs in one transaction bound to the token's org, and is audited.
+// runs in one transaction bound to the token's org, and is audited. Remote tools (an integration's own MCP server,
+// remote-tools.ts) go through the same checks, count and audit; their repos patterns are checked before anything
+// is sent.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -14,17 +16,19 @@ import { storableText } from '../db/storable-text.js';
 import { auditStatement, audited } from '../events/audit.js';
 import { internalErrorBody, knownError } from '../http/errors.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
-import type { ToolCaller, ToolDecl } from '../modules/types.js';
+import type { ToolCaller, ToolContext, ToolDecl } from '../modules/types.js';
 import type { CoreServices } from '../services.js';
-import { patternRegExp } from '../auth/machine-tokens.js';
+import { toolPatternsAllow } from '../auth/machine-tokens.js';
 import { unstorableValue } from '../http/validation.js';
+import { RemoteTools } from './remote-tools.js';
 
 export const CALLS_PER_MINUTE = 'mcp.calls_per_minute';
 
 export type RegisteredTool = ToolDecl & { module: string };
 
 export type ToolOutcome =
-  | { ok: true; result: unknown }
+  /** `remote`: `result` is the remote server's CallToolResult (`content`, `structuredContent?`, `isError?`), passed on as is. */
+  | { ok: true; result: unknown; remote?: true }
   | { ok: true; confirm_required: true; preview: unknown }
   | { ok: false; status: number; error: string; reason?: string; details?: Record<string, unknown> };
 
@@ -39,10 +43,28 @@ export interface ToolListing {
   confirm: boolean;
 }
 
+/** A tool a caller may call, with the scope that grants it. */
+export interface ToolEntry {
+  listing: ToolListing;
+  scope: string;
+  /** The integration whose scope grants it, or null. */
+  integration: string | null;
+  /** Served from the integration's own MCP server. */
+  remote: boolean;
+}
+
+/** What a caller may call, and the remote integrations whose tools could not be listed (and why). */
+export interface ToolEntries {
+  tools: ToolEntry[];
+  unavailable: { integration: string; error: string; reason: string | null }[];
+}
+
 interface AuditFields { org: OrgSnapshot; caller: ToolCaller; name: string; via: 'mcp' | 'api' }
 
 function auditEntry({ org, caller, name, via }: AuditFields, outcome: ToolOutcome) {
-  const result = !outcome.ok ? (outcome.reason ?? `error_${outcome.status}`) : 'confirm_required' in outcome ? 'confirm_required' : 'ok';
+  const result = !outcome.ok ? (outcome.reason ?? `error_${outcome.status}`)
+    : 'confirm_required' in outcome ? 'confirm_required'
+      : outcome.remote && (outcome.result as { isError?: boolean }).isError === true ? 'tool_error' : 'ok';
   // The name is the caller's: keep it storable, so the audit row is written whatever was sent.
   return { orgId: org.id, actor: caller.actor, action: 'tools.call', details: { tool: storableText(name, 200), result, via } };
 }
@@ -65,27 +87,71 @@ export class ToolService {
 
   /** Prepared statements on the ORM's pool, outside any transaction. */
   private readonly pool: RawQuery;
-  /** Where the limits engine reads limit values (raw, unfiltered statements; no entity is ever loaded here). */
+  /** Where the limits engine reads limit values, and remote tools the org's secrets (raw statements naming the org). */
   private readonly reads: EntityManager;
+  /** Remote integrations' tools. */
+  readonly remote: RemoteTools;
 
   constructor(private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger) {
     this.pool = rawQuery(orm);
     this.reads = forkFor(orm);
+    this.remote = new RemoteTools(services, log);
   }
 
   /** May this token call this tool for this org now? */
-  private allowed(tool: RegisteredTool, org: OrgSnapshot, caller: ToolCaller): boolean {
+  private allowed(tool: RegisteredTool, org: OrgSnapshot, caller: Pick<ToolCaller, 'scopes' | 'limits'>): boolean {
     if (!caller.scopes.includes(tool.scope)) return false;
     if (!this.services.registry.isEnabled(org.modules, tool.module)) return false;
     // A token's limits narrow the tools of a connected service (scopes with an integration).
     const integration = this.services.registry.scopes.get(tool.scope)?.integration;
-    const patterns = integration ? caller.limits[integration]?.tools : undefined;
-    return !patterns || patterns.some((p) => patternRegExp(p).test(tool.name));
+    return !integration || toolPatternsAllow(caller.limits[integration]?.tools, tool.name);
   }
 
-  visible(org: OrgSnapshot, caller: ToolCaller): RegisteredTool[] {
+  /** The local tools (of the modules) this token may call, by name. */
+  visible(org: OrgSnapshot, caller: Pick<ToolCaller, 'scopes' | 'limits'>): RegisteredTool[] {
     this.sorted ??= [...this.services.registry.tools.values()].sort((a, b) => a.name.localeCompare(b.name));
     return this.sorted.filter((t) => this.allowed(t, org, caller));
+  }
+
+  /** Every tool this token may call, remote ones included, by name (MCP tools/list, GET /api/tools). */
+  async list(org: OrgSnapshot, caller: Pick<ToolCaller, 'scopes' | 'limits'>): Promise<ToolListing[]> {
+    return (await this.entries(org, caller)).tools.map((e) => e.listing);
+  }
+
+  /**
+   * Every tool a caller with these scopes and limits may call, with the scope that grants each. A remote server
+   * that cannot list its tools leaves them out (named in `unavailable`, and logged): the rest is still served.
+   */
+  async entries(org: OrgSnapshot, caller: Pick<ToolCaller, 'scopes' | 'limits'>): Promise<ToolEntries> {
+    const { registry } = this.services;
+    const tools: ToolEntry[] = this.visible(org, caller).map((t) => ({
+      listing: this.listing(t), scope: t.scope, integration: registry.scopes.get(t.scope)?.integration ?? null, remote: false,
+    }));
+    const unavailable: ToolEntries['unavailable'] = [];
+    const keys = this.remote.granted(org, caller);
+    if (!keys.length) return { tools, unavailable };
+    const states = await this.remote.states(this.reads, org.id);
+    await Promise.all(keys.map(async (key) => {
+      const scope = this.remote.grantingScope(org, caller.scopes, key)!.name;
+      try {
+        const listing = await this.remote.listing(this.reads, org.id, key, states.get(key)!);
+        for (const t of listing?.tools ?? []) {
+          if (toolPatternsAllow(caller.limits[key]?.tools, t.name)) tools.push({ listing: t.listing, scope, integration: key, remote: true });
+        }
+      } catch (err) {
+        const known = knownError(err);
+        unavailable.push({ integration: key, error: known?.message ?? `${key}: the tools could not be listed`, reason: known?.reason ?? null });
+      }
+    }));
+    tools.sort((a, b) => a.listing.name.localeCompare(b.listing.name));
+    unavailable.sort((a, b) => a.integration.localeCompare(b.integration));
+    return { tools, unavailable };
+  }
+
+  /** Does the tool declare an output schema (its MCP error results then carry text only)? Remote tools: assume so. */
+  declaresOutput(name: string): boolean {
+    const local = this.services.registry.tools.get(name);
+    return local ? local.output !== undefined : this.remote.integrationOf(name) !== null;
   }
 
   /** How a tool is shown; one frozen object per tool, shared by every request. */
@@ -138,29 +204,67 @@ export class ToolService {
    */
   async call(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown> = {}, via: 'mcp' | 'api' = 'api', requestId: string = randomUUID()): Promise<ToolOutcome> {
     const tool = this.services.registry.tools.get(name);
-    const { confirm, ...input } = args ?? {};
     const audit = { org, caller, name, via };
-    if (!tool || !this.allowed(tool, org, caller)) return this.refuse(audit, unknownTool(name));
+    if (!tool) {
+      const integration = this.remote.integrationOf(name);
+      return integration ? this.callRemote(audit, integration, args ?? {}, requestId) : this.refuse(audit, unknownTool(name));
+    }
+    const { confirm, ...input } = args ?? {};
+    if (!this.allowed(tool, org, caller)) return this.refuse(audit, unknownTool(name));
     const problem = this.problem(tool, input);
     if (problem) return this.refuse(audit, { ok: false, status: 400, error: `Invalid input for ${tool.name}: ${problem}`, reason: 'invalid_input' });
+    return this.counted(audit, requestId, async (ctx) => (tool.confirm && confirm !== true
+      ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
+      : { ok: true, result: await tool.handler(ctx, input) }));
+  }
+
+  /**
+   * A remote tool: refused like a local one (same answer when the token may not see it), its repository checked
+   * against the token's repos patterns before anything is sent, then counted and audited by the same wrapper. Its
+   * arguments go to the remote server as they are (a remote tool's own `confirm` included).
+   */
+  private async callRemote(audit: AuditFields, integration: string, args: Record<string, unknown>, requestId: string): Promise<ToolOutcome> {
+    const { org, caller, name } = audit;
+    const limits = caller.limits[integration];
+    if (!this.remote.grantingScope(org, caller.scopes, integration) || !toolPatternsAllow(limits?.tools, name)) return this.refuse(audit, unknownTool(name));
+    const refused = this.remote.repoRefusal(integration, name, limits?.repos, args);
+    if (refused) return this.refuse(audit, refused);
+    return this.counted(audit, requestId, async () => {
+      const states = await this.remote.states(this.reads, org.id);
+      const listing = await this.remote.listing(this.reads, org.id, integration, states.get(integration)!);
+      const tool = listing?.byName.get(name);
+      if (!listing || !tool) return unknownTool(name);
+      const problem = listing.problem(tool, args);
+      if (problem) return { ok: false, status: 400, error: `Invalid input for ${name}: ${problem}`, reason: 'invalid_input' };
+      return { ok: true, result: await this.remote.call(this.reads, org.id, tool, args), remote: true };
+    });
+  }
+
+  /**
+   * Run `work` as one counted call: the rate limit is checked first, outside the transaction (over it nothing
+   * runs), and counted last, in it, with the audit row: a call that fails (throws, or answers a refusal) is rolled
+   * back and not counted, and the counter row is locked only through the commit, not while the call runs.
+   */
+  private async counted(audit: AuditFields, requestId: string, work: (ctx: ToolContext) => Promise<ToolOutcome>): Promise<ToolOutcome> {
+    const { org, caller, name } = audit;
     const transaction = new DeferredTransaction(this.orm);
     try {
-      // Checked first, outside the transaction (over the limit nothing runs), and counted last, in it: a failed
-      // call is not counted, and the counter row is locked only through the commit, not while the call runs.
       const use = await this.services.limits.checkRate(this.reads, org.id, CALLS_PER_MINUTE);
       const log = this.log;
       let em: EntityManager | undefined;
       let child: FastifyBaseLogger | undefined;
-      const ctx = {
+      const ctx: ToolContext = {
         // Made on first use, in the call's transaction, which begins with the first statement sent through it.
         get em() { return (em ??= transaction.fork(org.id)); },
         org, caller, services: this.services,
         // The tool's logger is made on first use: most calls never log.
-        get log() { return (child ??= log.child({ tool: tool.name, org: org.id })); },
+        get log() { return (child ??= log.child({ tool: name, org: org.id })); },
       };
-      const outcome: ToolOutcome = tool.confirm && confirm !== true
-        ? { ok: true, confirm_required: true, preview: tool.preview ? await tool.preview(ctx, input) : { tool: tool.name, input } }
-        : { ok: true, result: await tool.handler(ctx, input) };
+      const outcome = await work(ctx);
+      if (!outcome.ok) {
+        await transaction.rollback();
+        return this.refuse(audit, outcome);
+      }
       // What the tool persisted without flushing is written in the call's transaction too.
       await em?.flush();
       // Counted and audited by one statement, the transaction's last: a call that sent nothing else is that one
@@ -172,13 +276,13 @@ export class ToolService {
       await transaction.rollback();
       const known = knownError(err);
       if (known) {
-        if (known !== err) this.log.warn({ err, tool: tool.name }, `tool ${tool.name} answered ${known.statusCode} ${known.reason}`);
+        if (known !== err) this.log.warn({ err, tool: name }, `tool ${name} answered ${known.statusCode} ${known.reason}`);
         return this.refuse(audit, { ok: false, status: known.statusCode, error: known.message, reason: known.reason, details: known.details });
       }
-      const line = `tool ${tool.name} failed: ${(err as Error)?.message}`;
+      const line = `tool ${name} failed: ${(err as Error)?.message}`;
       this.log.error({ err, request_id: requestId }, line);
       // logError never throws: the call is answered and audited whatever happens to the error log.
-      await this.services.logError({ orgId: org.id, source: 'request', origin: `tool ${tool.name}`, requestId, error: err, logLine: line });
+      await this.services.logError({ orgId: org.id, source: 'request', origin: `tool ${name}`, requestId, error: err, logLine: line });
       const { error, request_id } = internalErrorBody(requestId);
       return this.refuse(audit, { ok: false, status: 500, error, details: { request_id } });
     }

@@ -1,6 +1,7 @@
 // Fake GitHub REST API for tests: a real HTTP server on 127.0.0.1 (random port) answering
 // GET /repos/{owner}/{repo}/actions/runs like GitHub does: public repos for everyone, private repos only with a
-// valid token (404 otherwise, as GitHub hides them), 401 for a token it does not know, 301 for a renamed repo.
+// valid token (404 otherwise, as GitHub hides them), 401 for a token it does not know, 301 for a renamed repo; and
+// GET /rate_limit (the token check of the integration's test: 5000 an hour with the token, 60 without).
 // It records every request and can be made to fail. Test code, not production code.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,6 +85,11 @@ export async function startFakeGitHub(options: { token?: string } = {}): Promise
       return send(403, { message: 'API rate limit exceeded' }, { 'X-RateLimit-Remaining': '0', 'X-RateLimit-Limit': '60' });
     }
     if (auth === 'invalid') return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    if (url.pathname === '/rate_limit' && req.method === 'GET') {
+      const core = auth === 'token' ? { limit: 5000, used: 1, remaining: 4999 } : { limit: 60, used: 1, remaining: 59 };
+      const rate = { ...core, reset: Math.floor(Date.now() / 1000) + 3600, resource: 'core' };
+      return send(200, { resources: { core: rate }, rate });
+    }
     const m = /^\/repos\/([^/]+)\/([^/]+)\/actions\/runs$/.exec(url.pathname);
     if (!m || req.method !== 'GET') return send(404, { message: 'Not Found' });
     const key = `${m[1]}/${m[2]}`.toLowerCase();

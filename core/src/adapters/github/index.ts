@@ -1,4 +1,5 @@
-// GitHub REST client: the latest GitHub Actions runs of a repository (dashboard CI). Base URL is the setting
+// GitHub REST client: the latest GitHub Actions runs of a repository (dashboard CI) and the token check of the
+// integration's connection test (GET /rate_limit). Base URL is the setting
 // GITHUB_API_URL, so tests point it at the fake in test/fakes/github. Redirects are never followed (a renamed
 // repository answers 301: reported as `moved`), and the token never appears in a message.
 import { GitHubRequestError, GitHubUnavailable } from './errors.js';
@@ -45,28 +46,47 @@ export class GitHubClient {
     this.timeoutMs = settings.timeoutMs ?? 5000;
   }
 
-  /** The latest runs of `owner/name`, newest first; `token` reads private repositories. */
-  async workflowRuns(repo: string, options: { token?: string | null; perPage?: number } = {}): Promise<WorkflowRun[]> {
-    if (!isRepoName(repo)) throw new TypeError('workflowRuns: repo must be owner/name');
-    const perPage = Math.min(100, Math.max(1, Math.trunc(options.perPage ?? 10)));
-    const label = `GET /repos/${repo}/actions/runs`;
+  /**
+   * GET /rate_limit with `token` (Explore's connection test): GitHub checks the token and counts nothing. Answers the
+   * core quota; GitHubRequestError `bad_credentials` when the token is refused.
+   */
+  async rateLimit(token: string): Promise<{ limit: number; remaining: number }> {
+    const label = 'GET /rate_limit';
+    const res = await this.get('/rate_limit', token, label);
+    if (res.status === 401) throw new GitHubRequestError(`GitHub answered 401 to ${label}: the token was refused`, 401, 'bad_credentials');
+    if (res.status === 403) throw new GitHubRequestError(`GitHub answered 403 to ${label}: the token may not be used here`, 403, 'forbidden');
+    if (res.status >= 500) throw new GitHubUnavailable(`GitHub answered ${res.status} to ${label}`);
+    if (res.status !== 200) throw new GitHubRequestError(`GitHub answered ${res.status} to ${label}`, res.status, 'invalid');
+    let body: unknown;
+    try { body = JSON.parse(res.text); } catch { throw new GitHubUnavailable(`GitHub sent an unreadable answer to ${label}`); }
+    const core = (body as { resources?: { core?: { limit?: unknown; remaining?: unknown } } } | null)?.resources?.core;
+    if (typeof core?.limit !== 'number' || typeof core.remaining !== 'number') throw new GitHubUnavailable(`GitHub sent an unexpected answer to ${label}`);
+    return { limit: core.limit, remaining: core.remaining };
+  }
+
+  /** One GET below the base URL: its status and body, or GitHubUnavailable. Redirects are answered, not followed. */
+  private async get(path: string, token: string | null | undefined, label: string): Promise<{ status: number; text: string; headers: Headers }> {
     const headers: Record<string, string> = {
       Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28', 'User-Agent': USER_AGENT,
     };
-    if (options.token) headers.Authorization = `Bearer ${options.token}`;
-    let res: Response;
-    let text: string;
+    if (token) headers.Authorization = `Bearer ${token}`;
     try {
-      res = await fetch(`${this.apiUrl}/repos/${repo}/actions/runs?per_page=${perPage}`, {
-        headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await res.text();
+      const res = await fetch(`${this.apiUrl}${path}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+      return { status: res.status, text: await res.text(), headers: res.headers };
     } catch (err) {
       const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       const code = (err instanceof Error ? (err.cause as { code?: unknown } | undefined)?.code : undefined);
       throw new GitHubUnavailable(`GitHub did not answer ${label}: ${timedOut ? `timed out after ${this.timeoutMs} ms` : typeof code === 'string' ? code : 'network error'}`);
     }
-    const status = res.status;
+  }
+
+  /** The latest runs of `owner/name`, newest first; `token` reads private repositories. */
+  async workflowRuns(repo: string, options: { token?: string | null; perPage?: number } = {}): Promise<WorkflowRun[]> {
+    if (!isRepoName(repo)) throw new TypeError('workflowRuns: repo must be owner/name');
+    const perPage = Math.min(100, Math.max(1, Math.trunc(options.perPage ?? 10)));
+    const label = `GET /repos/${repo}/actions/runs`;
+    const res = await this.get(`/repos/${repo}/actions/runs?per_page=${perPage}`, options.token, label);
+    const { status, text } = res;
     if (status >= 300 && status < 400) throw new GitHubRequestError(`GitHub answered ${status} to ${label}: the repository moved (renamed?)`, status, 'moved');
     if (status === 404) throw new GitHubRequestError(`GitHub answered 404 to ${label}: no such repository, or it is private and the token cannot read it`, status, 'not_found');
     if (status === 401) throw new GitHubRequestError(`GitHub answered 401 to ${label}: the token was refused`, status, 'bad_credentials');

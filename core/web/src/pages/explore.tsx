@@ -1,8 +1,8 @@
 // Explore (spec "Dashboard client rules"), one tab each, named in the address (`?tab=`):
 // - Modules: Add is disabled until the module's needs are connected, and says which are missing; Remove asks first,
 //   turns the module off and keeps its data; core modules are Included.
-// - Integrations: the outside services the modules declare, connected or not, with their scopes and users (the
-//   Tokens page's answer and table, read-only here; an officer connects one in Settings → Secrets).
+// - Integrations: a connect form per outside service the modules declare (explore-integrations.tsx): its fields,
+//   Save, Clear (asks first), Test with the result, connected or not, the modules that need it.
 // - Submodules: the tab of the module that brings one (manifest pages.exploreTabs with id `submodules`, while it is
 //   on), else a placeholder. A module's other Explore tabs come after these three.
 import { useId, useState } from 'react';
@@ -18,7 +18,7 @@ import { Page } from '../sdk/ui/page.js';
 import { Tabs, tabId } from '../sdk/ui/tabs.js';
 import { BundleExport } from '../shell/plugin-bundles.js';
 import { listingPath, moduleTabs, type IncludedModule, type Listing, type ModuleView } from '../shell/listing.js';
-import { IntegrationsTable, SecretsLink, tokensPath, type Integration } from './integrations-table.js';
+import { IntegrationsTab } from './explore-integrations.js';
 
 const TABS = [{ id: 'modules', label: 'Modules' }, { id: 'integrations', label: 'Integrations' }, { id: 'submodules', label: 'Submodules' }];
 
@@ -106,27 +106,6 @@ function ModulesTab() {
         onConfirm={() => removing && void turn(removing, false)} onCancel={() => setRemoving(null)}>
         <p>{removing?.title} turns off for {org.name}: its pages, routes and tools stop. Its data is kept, and adding it again brings it back.</p>
       </ConfirmDialog>
-    </>
-  );
-}
-
-function IntegrationsTab() {
-  const org = useOrg();
-  // The Tokens page's answer: one cached copy for both.
-  const answer = useApi<{ integrations: Integration[] }>(tokensPath(org.prefix));
-  if (answer.isPending) return <Loading />;
-  if (answer.error) return <ErrorNote error={answer.error} />;
-  const { integrations } = answer.data;
-  if (integrations.length === 0) {
-    return <EmptyState title="No integrations">No module this service runs works with an outside service.</EmptyState>;
-  }
-  return (
-    <>
-      <p className="q-hint">
-        The outside services {org.name}'s modules work with. Connect one by setting its secrets in <SecretsLink />; the
-        modules that need it can be added once it is connected, and tokens with its scopes reach its tools.
-      </p>
-      <IntegrationsTable integrations={integrations} />
     </>
   );
 }

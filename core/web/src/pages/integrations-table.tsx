@@ -1,6 +1,6 @@
 // The integrations (outside services) the service's modules declare, as GET /api/organizations/<org>/tokens lists
-// them: shown by Tokens and by Explore's Integrations tab. Both read that answer through `tokensPath`, so they share
-// one cached copy; Settings → Secrets, where an officer connects a service, marks it stale.
+// them: shown by Tokens, through `tokensPath`; Explore's Integrations tab and Settings → Secrets, where an officer
+// connects a service, mark that answer stale.
 import { Link } from 'react-router';
 import { Table } from '../sdk/ui/table.js';
 import { StatusBadge } from './activity/format.js';

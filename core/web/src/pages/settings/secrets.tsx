@@ -12,6 +12,7 @@ import { EmptyState } from '../../sdk/ui/empty-state.js';
 import { Field } from '../../sdk/ui/field.js';
 import { ErrorNote, Loading } from '../../sdk/ui/notes.js';
 import { listingPath } from '../../shell/listing.js';
+import { integrationsPath } from '../explore-integrations.js';
 import { tokensPath } from '../integrations-table.js';
 
 interface SecretView { name: string; label: string; module: string; integration: string | null; write_only: boolean; set: boolean; updated_at: string | null }
@@ -24,9 +25,9 @@ interface SecretsAnswer { secrets: SecretView[]; integrations: IntegrationView[]
 const secretsPath = (org: string) => `/api/dashboard/${org}/secrets`;
 const MAX_SECRET = 8192;
 
-/** Which secrets are set decides Explore's readiness and which integrations are connected (Explore, Tokens). */
+/** Which secrets are set decides Explore's readiness and which integrations are connected (Explore, Tokens, Integrations). */
 const secretsChanged = (org: string) =>
-  Promise.all([invalidateApi(secretsPath(org)), invalidateApi(listingPath(org)), invalidateApi(tokensPath(org))]);
+  Promise.all([invalidateApi(secretsPath(org)), invalidateApi(listingPath(org)), invalidateApi(tokensPath(org)), invalidateApi(integrationsPath(org))]);
 
 export function SecretsTab() {
   const org = useOrg();
