@@ -1,5 +1,6 @@
 // Explore → Integrations over the API, with the real modules that declare integrations (the core's github, the
-// knowledge module's embeddings and render, the submodules module's search, the pods module's hostprov) and two test
+// knowledge module's embeddings and render, the submodules module's search, the pods module's hostprov, the tool
+// server's mcp, whose test lists the remote server's tools) and two test
 // modules (mirror: a module that needs the integration git; hooks: an integration whose test and onChange the
 // tests steer). Saving and clearing fields in one transaction, readable fields shown back and secret ones never,
 // bad bodies, audit rows without values, each integration's connection test against its fake, the embeddings
@@ -8,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { conflict, defineModule, type IntegrationContext } from '@quad/core';
 import {
-  allowOutside, bearer, signInOfficer, startFakeEmbeddings, startFakeGitHub, startFakeHostprov, startFakeRenderer, startFakeSearch,
-  startSignInWorld,
+  allowOutside, bearer, signInOfficer, startFakeEmbeddings, startFakeGitHub, startFakeHostprov, startFakeRemoteMcp, startFakeRenderer,
+  startFakeSearch, startSignInWorld,
 } from '@quad/core/testing';
 import { mirror } from '../fixtures/catalog-modules.js';
 
@@ -37,6 +38,7 @@ const SECRETS_KEY = randomBytes(32).toString('base64');
 const HOSTPROV_KEY = 'hp-integrations-key';
 const EMBEDDINGS_KEY = 'emb-integrations-key';
 const RENDER_KEY = 'render-integrations-key';
+const MCP_TOKEN = 'mcp-integrations-token';
 
 interface View { key: string; connected: boolean; testable: boolean; used_by: string[]; fields: { name: string; readable: boolean; set: boolean; value?: string }[] }
 
@@ -49,6 +51,7 @@ t.test('integrations', async (t) => {
   const embeddings = await startFakeEmbeddings(t, { apiKey: EMBEDDINGS_KEY });
   const renderer = await startFakeRenderer(t, { apiKey: RENDER_KEY });
   const search = await startFakeSearch(t);
+  const remote = await startFakeRemoteMcp(t, { token: MCP_TOKEN });
   const world = await startSignInWorld(t, {
     plugins: ['./plugins/knowledge', './plugins/submodules', './plugins/pods', mirror, hooks],
     orgModules: { knowledge: true, submodules: true, podhost: true, hooks: true },
@@ -66,7 +69,7 @@ t.test('integrations', async (t) => {
   /** Every answer, to look for secret values in at the end. */
   const bodies: string[] = [];
   /** Values of write-only fields: none may be in any answer. */
-  const hidden: string[] = [HOSTPROV_KEY, EMBEDDINGS_KEY, RENDER_KEY, github.token];
+  const hidden: string[] = [HOSTPROV_KEY, EMBEDDINGS_KEY, RENDER_KEY, MCP_TOKEN, github.token];
   const call = async (method: 'GET' | 'PUT' | 'DELETE' | 'POST', path: string, payload?: unknown, prefix = 'acm') => {
     const res = await quad.api.inject({ method, url: `/api/dashboard/${prefix}${path}`, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) });
     bodies.push(res.body);
@@ -281,6 +284,16 @@ t.test('integrations', async (t) => {
     await save('hostprov', { hostprov_api_key: HOSTPROV_KEY });
     t.same((await test('hostprov')).json(), { ok: true, message: 'The pod provider accepted the key (0 pods on the account)' });
     t.match(hostprov.requests.at(-1), { method: 'GET', path: '/v2/pods', key: HOSTPROV_KEY });
+  });
+
+  await t.test('MCP server: its tools listed by the remote tools\' own listing, with the org\'s URL and token', async (t) => {
+    await save('mcp', { 'mcp.url': remote.url, 'mcp.token': 'mcp-wrong-token' });
+    hidden.push('mcp-wrong-token');
+    t.same((await test('mcp')).json(), { ok: false, message: '401 from MCP server: check the integration\'s token' });
+    await save('mcp', { 'mcp.token': MCP_TOKEN });
+    t.same((await test('mcp')).json(), { ok: true, message: 'MCP server lists 5 tools: get_repo, list_issues, echo, whoami, broken' });
+    t.equal(remote.requests.at(-1)?.authorization, `Bearer ${MCP_TOKEN}`);
+    t.same(remote.calls, [], 'a test calls no tool');
   });
 
   await t.test('a module that is off: its integration is saved, its onChange does not run', async (t) => {

@@ -1,9 +1,10 @@
 // The tool server core module (`mcp`): /api/tools, the limit on tool calls, the generic remote integration `mcp`
-// (any service with an MCP server) and the scopes that grant remote tools (mcp:github, mcp:remote). The MCP
-// endpoint itself listens on TOOL_PORT (see mcp-server.ts); core tools are declared by the tokens, org and modules
-// modules; remote tools are listed and forwarded by remote-tools.ts.
+// (any service with an MCP server; its connection test lists the server's tools) and the scopes that grant remote
+// tools (mcp:github, mcp:remote). The MCP endpoint itself listens on TOOL_PORT (see mcp-server.ts); core tools are
+// declared by the tokens, org and modules modules; remote tools are listed and forwarded by remote-tools.ts.
 import { defineModule } from '../modules/define.js';
 import { modulesList } from './core-tools.js';
+import { testRemoteIntegration } from './remote-tools.js';
 import { toolRoutes } from './routes.js';
 
 export const MCP_URL_SECRET = 'mcp.url';
@@ -25,6 +26,8 @@ export const mcpModule = defineModule({
       { name: MCP_URL_SECRET, label: 'Server URL (https://…/mcp)', readable: true },
       { name: MCP_TOKEN_SECRET, label: 'Bearer token', optional: true },
     ],
+    // Lists the server's tools with the org's URL and token, as the tool server would (uncached).
+    test: (ctx) => testRemoteIntegration('mcp', ctx),
     remote: true,
     mcp: {
       // The org's URL: reached through the safe fetcher, public addresses only.

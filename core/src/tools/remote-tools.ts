@@ -23,7 +23,7 @@ import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelconte
 import { HttpError } from '../http/errors.js';
 import { safeFetch, SafeFetchError } from '../net/safe-fetch.js';
 import type { CoreServices } from '../core-services.js';
-import type { IntegrationDecl, RemoteMcpDecl, ScopeDecl, ToolCaller } from '../modules/types.js';
+import type { IntegrationContext, IntegrationDecl, RemoteMcpDecl, ScopeDecl, ToolCaller } from '../modules/types.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { patternMatches } from '../auth/machine-tokens.js';
 import type { ToolListing, ToolOutcome } from './tool-service.js';
@@ -134,13 +134,11 @@ export class RemoteTools {
   readonly integrations: ReadonlyMap<string, RemoteIntegration>;
   // Each entry holds one listing (and, once a tool was called, its own Ajv): bounded.
   private readonly cache = new LRUCache<string, CacheEntry>({ max: 500 });
-  private readonly timeoutMs: number;
 
   constructor(private readonly services: CoreServices, private readonly log: FastifyBaseLogger) {
     this.integrations = new Map([...services.registry.integrations.values()]
       .filter((i): i is RemoteIntegration => i.remote === true && i.mcp !== undefined)
       .map((i) => [i.key, i]));
-    this.timeoutMs = services.settings.REMOTE_MCP_TIMEOUT_MS;
   }
 
   /** The remote integration a tool name belongs to (`github.get_me` → `github`), or null. */
@@ -226,7 +224,7 @@ export class RemoteTools {
     const decl = this.integrations.get(tool.integration)!;
     const values = await this.values(em, orgId, decl);
     try {
-      return await this.exchange(decl, values, async (client, options) => (
+      return await exchange(this.services, decl, values, async (client, options) => (
         await client.callTool({ name: tool.remoteName, arguments: args }, undefined, options)
       ) as CallToolResult);
     } catch (err) {
@@ -238,18 +236,7 @@ export class RemoteTools {
   private async fetchListing(em: EntityManager, orgId: number, key: string): Promise<RemoteListing> {
     const decl = this.integrations.get(key)!;
     const local = this.services.registry.tools;
-    const values = await this.values(em, orgId, decl);
-    const listed = await this.exchange(decl, values, async (client, options) => {
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES && tools.length < MAX_REMOTE_TOOLS; page++) {
-        const answer = await client.listTools(cursor ? { cursor } : undefined, options);
-        tools.push(...answer.tools);
-        cursor = answer.nextCursor;
-        if (!cursor) break;
-      }
-      return tools.slice(0, MAX_REMOTE_TOOLS);
-    });
+    const listed = await listRemoteTools(this.services, decl, await this.values(em, orgId, decl));
     const seen = new Set<string>();
     const tools: RemoteTool[] = [];
     for (const t of listed) {
@@ -272,46 +259,83 @@ export class RemoteTools {
     }
     return Object.freeze(values);
   }
+}
 
-  /** One MCP session with the integration's server: connect, `work`, close; every failure as an HttpError. */
-  private async exchange<T>(decl: RemoteIntegration, values: Record<string, string>, work: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
-    const who = serverName(decl.title);
-    let url: URL;
-    let headers: Record<string, string>;
-    try {
-      url = new URL(decl.mcp.url(values, this.services));
-      headers = Object.fromEntries(new Headers(decl.mcp.headers(values)).entries());
-    } catch {
-      throw new HttpError(502, `${who}: its URL or credentials are not usable; check the integration's fields`, 'remote_misconfigured');
+/**
+ * The tools a remote integration's server lists with these values of the org's fields (at most MAX_REMOTE_TOOLS,
+ * over at most MAX_PAGES pages), as the server names them: one uncached session. Failures as in `exchange`.
+ */
+export function listRemoteTools(services: CoreServices, decl: RemoteIntegration, values: Record<string, string>): Promise<Tool[]> {
+  return exchange(services, decl, values, async (client, options) => {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES && tools.length < MAX_REMOTE_TOOLS; page++) {
+      const answer = await client.listTools(cursor ? { cursor } : undefined, options);
+      tools.push(...answer.tools);
+      cursor = answer.nextCursor;
+      if (!cursor) break;
     }
-    const deadline = AbortSignal.timeout(this.timeoutMs);
-    const trusted = decl.mcp.trusted === true;
-    const timeoutMs = this.timeoutMs;
-    const fetchThrough = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-      const method = (init?.method ?? 'GET').toUpperCase();
-      // No standalone SSE stream: 405 is how a server says it offers none, and the SDK takes it so.
-      if (method === 'GET') return new Response(null, { status: 405 });
-      const res = await safeFetch(String(input), {
-        method: method as 'POST' | 'DELETE',
-        headers: Object.fromEntries(new Headers(init?.headers).entries()),
-        body: typeof init?.body === 'string' ? init.body : undefined,
-        maxRedirects: 0, maxBytes: REMOTE_MAX_BYTES, timeoutMs, trusted,
-        signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
-      });
-      const empty = res.status === 204 || res.status === 205 || res.status === 304;
-      return new Response(empty ? null : new Uint8Array(res.body), { status: res.status, headers: res.headers });
-    };
-    const client = new Client({ name: 'quad', version: this.services.version }, { capabilities: {}, jsonSchemaValidator: NO_VALIDATION });
-    const transport = new StreamableHTTPClientTransport(url, { fetch: fetchThrough, requestInit: { headers } });
-    const options = { signal: deadline, timeout: timeoutMs };
-    try {
-      await client.connect(transport, options);
-      return await work(client, options);
-    } catch (err) {
-      throw remoteFailure(who, err, deadline.aborted, timeoutMs);
-    } finally {
-      await client.close().catch(() => {});
-    }
+    return tools.slice(0, MAX_REMOTE_TOOLS);
+  });
+}
+
+/** Names a connection test spells out before "and N more". */
+const TEST_NAMES = 10;
+
+/**
+ * The connection test of a remote integration (Explore → Integrations, Test): list its server's tools with the org's
+ * fields, bypassing the cache. `"MCP server lists 5 tools: get_repo, list_issues, …"`; a failure throws the same
+ * HttpError a listing would (`401 from MCP server: check the integration's token`), which the core shows as is.
+ */
+export async function testRemoteIntegration(key: string, { services, values }: IntegrationContext): Promise<string> {
+  const decl = services.registry.integrations.get(key);
+  if (!decl?.remote || !decl.mcp) throw new Error(`${key} is not an integration with its own MCP server`);
+  const names = (await listRemoteTools(services, decl as RemoteIntegration, { ...values })).map((t) => t.name);
+  const who = serverName(decl.title);
+  if (!names.length) return `${who} answered, and lists no tools`;
+  const shown = names.slice(0, TEST_NAMES).join(', ');
+  const more = names.length > TEST_NAMES ? ` and ${names.length - TEST_NAMES} more` : '';
+  return `${who} lists ${names.length} tool${names.length === 1 ? '' : 's'}: ${shown}${more}`;
+}
+
+/** One MCP session with the integration's server: connect, `work`, close; every failure as an HttpError. */
+async function exchange<T>(services: CoreServices, decl: RemoteIntegration, values: Record<string, string>, work: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>): Promise<T> {
+  const who = serverName(decl.title);
+  let url: URL;
+  let headers: Record<string, string>;
+  try {
+    url = new URL(decl.mcp.url(values, services));
+    headers = Object.fromEntries(new Headers(decl.mcp.headers(values)).entries());
+  } catch {
+    throw new HttpError(502, `${who}: its URL or credentials are not usable; check the integration's fields`, 'remote_misconfigured');
+  }
+  const timeoutMs = services.settings.REMOTE_MCP_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const trusted = decl.mcp.trusted === true;
+  const fetchThrough = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    // No standalone SSE stream: 405 is how a server says it offers none, and the SDK takes it so.
+    if (method === 'GET') return new Response(null, { status: 405 });
+    const res = await safeFetch(String(input), {
+      method: method as 'POST' | 'DELETE',
+      headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      body: typeof init?.body === 'string' ? init.body : undefined,
+      maxRedirects: 0, maxBytes: REMOTE_MAX_BYTES, timeoutMs, trusted,
+      signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+    });
+    const empty = res.status === 204 || res.status === 205 || res.status === 304;
+    return new Response(empty ? null : new Uint8Array(res.body), { status: res.status, headers: res.headers });
+  };
+  const client = new Client({ name: 'quad', version: services.version }, { capabilities: {}, jsonSchemaValidator: NO_VALIDATION });
+  const transport = new StreamableHTTPClientTransport(url, { fetch: fetchThrough, requestInit: { headers } });
+  const options = { signal: deadline, timeout: timeoutMs };
+  try {
+    await client.connect(transport, options);
+    return await work(client, options);
+  } catch (err) {
+    throw remoteFailure(who, err, deadline.aborted, timeoutMs);
+  } finally {
+    await client.close().catch(() => {});
   }
 }
 

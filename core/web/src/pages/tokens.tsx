@@ -1,6 +1,7 @@
 // Tokens (spec "Organisation token and module routes", "Rules for tokens"; the old `mcp` address leads here): the
-// org's machine tokens, a new one (shown once, then never again), revoking one, and the integrations the scopes
-// reach (read-only). GET/POST/DELETE /api/organizations/<org>/tokens.
+// org's machine tokens, a new one (its limits per integration with a live preview of its tools, token-limits.tsx;
+// shown once, then never again), revoking one, and the integrations the scopes reach (read-only).
+// GET/POST/DELETE /api/organizations/<org>/tokens, POST …/tokens/preview.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { apiFetch } from '../sdk/api.js';
 import { useOrg } from '../sdk/org.js';
@@ -14,11 +15,12 @@ import { ErrorNote, Loading } from '../sdk/ui/notes.js';
 import { Page } from '../sdk/ui/page.js';
 import { Table } from '../sdk/ui/table.js';
 import { StatusBadge, When } from './activity/format.js';
-import { IntegrationsTable, SecretsLink, tokensPath, type Integration } from './integrations-table.js';
+import { IntegrationsLink, IntegrationsTable, tokensPath, type Integration } from './integrations-table.js';
+import { describeLimits, limitsOf, LimitsFields, ToolPreview, type Limits, type PatternsText } from './token-limits.js';
 import './activity.css';
 
 export interface TokenRecord {
-  id: number; name: string; kind: string; scopes: string[]; limits: Record<string, { repos?: string[]; tools?: string[] }>;
+  id: number; name: string; kind: string; scopes: string[]; limits: Limits;
   prefix: string; created_by: string; created_at: string; expires_at: string | null; revoked: boolean; last_used_at: string | null;
 }
 interface Scope { name: string; description: string; module: string; integration: string | null; uses: string[] }
@@ -67,7 +69,7 @@ export function Tokens() {
               : <TokenTable tokens={answer.data.tokens} busy={busy} onRevoke={(t) => { setDone(null); setRevoking(t); }} />}
           </Card>
           <Integrations integrations={answer.data.integrations} />
-          {creating && <CreateDialog path={path} scopes={answer.data.scopes} onClose={() => setCreating(false)} />}
+          {creating && <CreateDialog path={path} scopes={answer.data.scopes} integrations={answer.data.integrations} onClose={() => setCreating(false)} />}
         </>
       )}
       <ConfirmDialog open={revoking !== null} title={`Revoke ${revoking?.name ?? ''}?`} confirmLabel="Revoke" danger busy={busy}
@@ -83,7 +85,10 @@ function TokenTable({ tokens, busy, onRevoke }: { tokens: TokenRecord[]; busy: b
     <Table caption="Machine tokens" rows={tokens} rowKey={(t) => t.id} columns={[
       { header: 'Name', cell: (t) => <><div className="q-cell-title">{t.name}</div><div className="q-cell-text">by <span className="q-code">{t.created_by}</span></div></> },
       { header: 'Kind', cell: 'kind' },
-      { header: 'Scopes', cell: (t) => <span className="q-code">{t.scopes.join(', ')}</span> },
+      {
+        header: 'Scopes',
+        cell: (t) => <><span className="q-code">{t.scopes.join(', ')}</span>{Object.keys(t.limits).length > 0 && <div className="q-cell-text">Limits: <span className="q-code">{describeLimits(t.limits)}</span></div>}</>,
+      },
       { header: 'Starts with', cell: (t) => <code className="q-code">{t.prefix}…</code> },
       { header: 'State', cell: (t) => <StatusBadge status={stateOf(t)} /> },
       { header: 'Created', cell: (t) => <When at={t.created_at} /> },
@@ -98,13 +103,14 @@ function TokenTable({ tokens, busy, onRevoke }: { tokens: TokenRecord[]; busy: b
 }
 
 /** Make a token, then show it once: closing the dialog forgets it. */
-function CreateDialog({ path, scopes, onClose }: { path: string; scopes: Scope[]; onClose: () => void }) {
+function CreateDialog({ path, scopes, integrations, onClose }: { path: string; scopes: Scope[]; integrations: Integration[]; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const [name, setName] = useState('');
   const [kind, setKind] = useState('agent');
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [days, setDays] = useState('');
+  const [patterns, setPatterns] = useState<PatternsText>({});
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(null);
   const [made, setMade] = useState<{ token: string; record: TokenRecord } | null>(null);
@@ -114,6 +120,11 @@ function CreateDialog({ path, scopes, onClose }: { path: string; scopes: Scope[]
   useEffect(() => {
     ref.current?.showModal();
   }, []);
+
+  // The integrations the chosen scopes grant, in the scopes' order: each gets its limits.
+  const chosenScopes = scopes.filter((s) => chosen.has(s.name));
+  const granted = [...new Set(chosenScopes.flatMap((s) => (s.integration ? [s.integration] : [])))];
+  const limits = limitsOf(granted, patterns);
 
   const close = () => {
     // The token leaves memory with the dialog: it is never shown again.
@@ -129,7 +140,10 @@ function CreateDialog({ path, scopes, onClose }: { path: string; scopes: Scope[]
     setBusy(true);
     setFailure(null);
     try {
-      const body = { name: name.trim(), kind, scopes: [...chosen], ...(days && { expires_days: Number(days) }) };
+      const body = {
+        name: name.trim(), kind, scopes: chosenScopes.map((s) => s.name),
+        ...(days && { expires_days: Number(days) }), ...(Object.keys(limits).length && { limits }),
+      };
       setMade(await apiFetch<{ token: string; record: TokenRecord }>(path, { method: 'POST', body }));
       await invalidateApi(path);
     } catch (error) {
@@ -184,6 +198,12 @@ function CreateDialog({ path, scopes, onClose }: { path: string; scopes: Scope[]
               </label>
             ))}
           </fieldset>
+          {granted.map((key) => {
+            const integration = integrations.find((i) => i.key === key) ?? { key, title: key, remote: false };
+            return <LimitsFields key={key} integration={integration} value={patterns[key] ?? { tools: '', repos: '' }}
+              onChange={(value) => setPatterns((p) => ({ ...p, [key]: value }))} />;
+          })}
+          <ToolPreview path={path} scopes={chosenScopes.map((s) => s.name)} limits={limits} granted={granted} integrations={integrations} />
           <Field label="Expires after (days)" type="number" min={1} max={3650} value={days} onChange={(e) => setDays(e.target.value)}
             hint="Leave empty for a token that does not expire." />
           {problem && <p className="q-error" role="alert">{problem}</p>}
@@ -202,7 +222,7 @@ function Integrations({ integrations }: { integrations: Integration[] }) {
   if (integrations.length === 0) return null;
   return (
     <Card title="Integrations">
-      <p className="q-hint">The outside services whose tools scopes reach. Connect them in <SecretsLink />; limits narrow a token's tools per service.</p>
+      <p className="q-hint">The outside services whose tools scopes reach. Connect them in <IntegrationsLink />; a token's limits narrow its tools per service.</p>
       <IntegrationsTable integrations={integrations} />
     </Card>
   );
