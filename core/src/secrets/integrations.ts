@@ -7,7 +7,7 @@ import type { CoreServices, ModuleRegistry } from '../core-services.js';
 import type { IntegrationDecl } from '../modules/types.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { badRequest, conflict, knownError, notFound } from '../http/errors.js';
-import { MAX_SECRET_LENGTH } from './store.js';
+import { isConnected, MAX_SECRET_LENGTH } from './store.js';
 
 export type DeclaredIntegration = IntegrationDecl & { module: string };
 
@@ -33,8 +33,6 @@ export function integrationOf(registry: ModuleRegistry, key: string): DeclaredIn
   if (!integration) throw notFound(`No loaded module declares the integration "${key}"`, 'unknown_integration');
   return integration;
 }
-
-const isConnected = (i: IntegrationDecl, set: ReadonlySet<string>) => i.secrets.every((s) => s.optional || set.has(s.name));
 
 /**
  * Every integration (or the one named) as the org sees it. Readable values are read only when SECRETS_KEY is set;

@@ -193,6 +193,7 @@ export class SecretStore implements SecretsService {
   }
 }
 
-function isConnected(integration: { secrets: { name: string; optional?: boolean }[] }, set: ReadonlySet<string>): boolean {
+/** Every required field of the integration is set (optional ones do not count). */
+export function isConnected(integration: { secrets: { name: string; optional?: boolean }[] }, set: ReadonlySet<string>): boolean {
   return integration.secrets.every((s) => s.optional || set.has(s.name));
 }
