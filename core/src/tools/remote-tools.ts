@@ -26,7 +26,7 @@ import type { CoreServices } from '../core-services.js';
 import type { IntegrationContext, IntegrationDecl, RemoteMcpDecl, ScopeDecl, ToolCaller } from '../modules/types.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { patternMatches } from '../auth/machine-tokens.js';
-import type { ToolListing, ToolOutcome } from './tool-service.js';
+import type { ToolListing, ToolOutcome } from './tool-types.js';
 
 /** A remote listing is reused this long (per process, per org, integration and version of its fields). */
 export const LISTING_TTL_MS = 60_000;

@@ -21,27 +21,13 @@ import type { CoreServices } from '../services.js';
 import { toolPatternsAllow } from '../auth/machine-tokens.js';
 import { unstorableValue } from '../http/validation.js';
 import { RemoteTools } from './remote-tools.js';
+import type { ToolListing, ToolOutcome } from './tool-types.js';
 
 export const CALLS_PER_MINUTE = 'mcp.calls_per_minute';
 
 export type RegisteredTool = ToolDecl & { module: string };
 
-export type ToolOutcome =
-  /** `remote`: `result` is the remote server's CallToolResult (`content`, `structuredContent?`, `isError?`), passed on as is. */
-  | { ok: true; result: unknown; remote?: true }
-  | { ok: true; confirm_required: true; preview: unknown }
-  | { ok: false; status: number; error: string; reason?: string; details?: Record<string, unknown> };
-
-/** How a tool is shown to a client (MCP tools/list and GET /api/tools). */
-export interface ToolListing {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
-  confirm: boolean;
-}
+export type { ToolListing, ToolOutcome } from './tool-types.js';
 
 /** A tool a caller may call, with the scope that grants it. */
 export interface ToolEntry {
