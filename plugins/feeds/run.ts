@@ -68,8 +68,9 @@ async function postNew(ctx: RunContext, feed: FeedRow, sleep: (ms: number) => Pr
       return { posted, error: `posting failed after ${posted} of ${queue.length}: ${describeWebhookFailure(err, url)}` };
     }
     // Marked one by one (autocommit): a crash later in the batch must not post this item again.
-    await em.execute(`update feeds_items set status = 'posted', posted_at = now() where id = ?`, [item.id]);
-    await em.execute('update feeds set posts = posts + 1 where id = ?', [feed.id]);
+    await em.execute(
+      `with posted as (update feeds_items set status = 'posted', posted_at = now() where id = ? returning feed_id)
+       update feeds set posts = posts + 1 where id = (select feed_id from posted)`, [item.id]);
     posted++;
   }
   return { posted, error: null };

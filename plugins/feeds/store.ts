@@ -46,13 +46,9 @@ const SELECT = `select f.*, (select to_jsonb(r) - 'id' - 'organization_id' - 'fe
                               where r.feed_id = f.id order by r.started_at desc, r.id desc limit 1) as last_run
                 from feeds f`;
 
-async function webhooksSet(em: EntityManager, services: CoreServices, orgId: number): Promise<Set<string>> {
-  return services.secrets.names(em, orgId);
-}
-
 export async function listFeeds(em: EntityManager, services: CoreServices, orgId: number): Promise<FeedView[]> {
   const rows = await em.execute<FeedRow[]>(`${SELECT} where f.organization_id = ? order by f.key`, [orgId]);
-  const set = await webhooksSet(em, services, orgId);
+  const set = await services.secrets.names(em, orgId);
   return rows.map((row) => feedView(row, set.has(webhookSecret(row.key))));
 }
 
@@ -64,7 +60,7 @@ export async function findFeed(em: EntityManager, orgId: number, key: string, lo
 
 export async function getFeed(em: EntityManager, services: CoreServices, orgId: number, key: string): Promise<FeedView> {
   const row = await findFeed(em, orgId, key);
-  return feedView(row, (await webhooksSet(em, services, orgId)).has(webhookSecret(key)));
+  return feedView(row, (await services.secrets.names(em, orgId)).has(webhookSecret(key)));
 }
 
 function checkWebhook(services: CoreServices, url: string): string {
@@ -76,7 +72,7 @@ function checkWebhook(services: CoreServices, url: string): string {
   return trimmed;
 }
 
-/** Create (201) or update (200) a feed in one transaction: the row, its webhook secret and the count limit. */
+/** Create (201) or update (200) a feed in one transaction: the row, its webhook secret and the count limit. Callers read the view after. */
 export async function saveFeed(em: EntityManager, services: CoreServices, orgId: number, key: string, body: SaveBody, actor: string | null) {
   const webhook = body.webhook_url === undefined ? undefined : checkWebhook(services, body.webhook_url);
   return em.transactional(async (tx) => {
@@ -93,7 +89,7 @@ export async function saveFeed(em: EntityManager, services: CoreServices, orgId:
         [orgId, key, body.kind, body.every_hours ?? EVERY_HOURS.default, body.enabled ?? true, JSON.stringify(config)]);
       if (!made) throw conflict(`The feed "${key}" was created by another request at the same time; send the PUT again`, 'concurrent_write');
       await services.secrets.set(tx, orgId, webhookSecret(key), webhook, actor);
-      return { created: true, row: await findFeed(tx, orgId, key) };
+      return { created: true };
     }
     if (body.kind !== undefined && body.kind !== existing.kind) {
       throw conflict(`A feed's kind cannot change (this one is ${existing.kind}); delete it and create another`, 'kind_fixed', { field: 'body.kind' });
@@ -107,7 +103,7 @@ export async function saveFeed(em: EntityManager, services: CoreServices, orgId:
        where id = ?`,
       [everyHours, body.enabled ?? existing.enabled, JSON.stringify(config), everyHours, existing.id]);
     if (webhook !== undefined) await services.secrets.set(tx, orgId, webhookSecret(key), webhook, actor);
-    return { created: false, row: await findFeed(tx, orgId, key) };
+    return { created: false };
   });
 }
 

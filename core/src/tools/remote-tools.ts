@@ -250,14 +250,10 @@ export class RemoteTools {
     return new RemoteListing(tools, decl.title);
   }
 
-  /** The org's set fields of the integration, by secret name. */
+  /** The org's set fields of the integration, by secret name (one read). */
   private async values(em: EntityManager, orgId: number, decl: RemoteIntegration): Promise<Record<string, string>> {
-    const values: Record<string, string> = {};
-    for (const field of decl.secrets) {
-      const value = await this.services.secrets.get(em, orgId, field.name);
-      if (value !== null) values[field.name] = value;
-    }
-    return Object.freeze(values);
+    const values = await this.services.secrets.values(em, orgId, decl.secrets.map((f) => f.name));
+    return Object.freeze(Object.fromEntries(values));
   }
 }
 
