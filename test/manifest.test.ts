@@ -89,6 +89,9 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
   ['a claim of a core table', [{ ...base, claims: { tables: ['users'] }, entities: [entity('users')] }], /^Plugin "demo": claims\.tables\[0\]: table "users" is owned by the core already/],
   ['a claim of a core setting', [{ ...base, claims: { settings: ['PORT'] } }], /^Plugin "demo": claims\.settings\[0\]: setting "PORT" is owned by the core already/],
   ['a claim in another module\'s namespace', [{ ...base }, { ...base, name: 'other', claims: { tables: ['demo_rows'] } }], /^Plugin "other": claims\.tables\[0\]: "demo_rows" is in the namespace of module "demo"/],
+  ['a claimed setting that the module of its namespace declares', [
+    { ...base, settings: Type.Object({ DEMO_URL: Type.String({ default: 'x' }) }) }, { ...base, name: 'other', claims: { settings: ['DEMO_URL'] } },
+  ], /^Plugin "other": claims\.settings\[0\]: "DEMO_URL" is in the namespace of module "demo"/],
   ['one name claimed by two modules', [
     { ...base, claims: { events: ['order.created'] } }, { ...base, name: 'other', claims: { events: ['order.created'] } },
   ], /^Plugin "other": claims\.events\[0\]: event kind "order\.created" is owned by module "demo" already/],
@@ -130,6 +133,8 @@ t.test('claimed and namespaced names are accepted', async (t) => {
     claims: { tables: ['products'], events: ['order.created'], settings: ['GREETING'] },
   });
   t.ok(registry.get('demo'));
+  const beside = build(base, { ...base, name: 'other', settings: Type.Object({ DEMO_API_URL: Type.String({ default: 'x' }) }), claims: { settings: ['DEMO_API_URL'] } });
+  t.ok(beside.get('other'), 'a setting claimed in the namespace of a module that does not declare it');
 });
 
 t.test('the core\'s own modules are the only core modules', async (t) => {

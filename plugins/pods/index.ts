@@ -5,10 +5,11 @@
 // routes/cli.ts and is its own package, cli/); the service itself logs in as root for connected sessions and files
 // (ssh/, routes/connected.ts, routes/files.ts). Members of the server (members.ts), sessions and the job that starts
 // and stops pods around them (sessions.ts, schedule.ts), tools for agents (tools.ts), the officers' page (web/).
-import { defineModule } from '@quad/core';
+import { defineModule, provide } from '@quad/core';
 import { testHostprov } from './pods.js';
 import { scheduleJob } from './schedule.js';
 import { podsTools } from './tools.js';
+import { podProviderRef, podProviderService } from './provider/service.js';
 import { API_KEY_SECRET, CLAIMED_SETTINGS, MODULE, PODS_LIMIT, PROVIDER, PodsSettingsSchema } from './settings.js';
 
 export default defineModule({
@@ -35,6 +36,8 @@ export default defineModule({
     { name: 'podhost:manage', description: 'Start, stop and restart the org\'s pods and plan their sessions (not terminate, not access)', uses: ['hostprov'] },
   ],
   tools: podsTools,
+  // The org's provider for the hosting module (hostprov), which makes its apps' pods with it: provider/service.ts.
+  provides: [provide(podProviderRef, podProviderService)],
   jobs: [scheduleJob],
   events: ['podhost.pod_created', 'podhost.pod_started', 'podhost.pod_stopped', 'podhost.pod_restarted', 'podhost.pod_terminated'],
   migrations: new URL('./migrations/', import.meta.url),

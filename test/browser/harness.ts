@@ -58,6 +58,9 @@ export async function startBrowserWorld(t: TeardownHost, options: Options = {}):
     ...world, base, browser,
     async open() {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: base });
+      // Test files load through tsx, whose esbuild keeps function names with a `__name(fn, name)` helper; a function
+      // a test hands to page.evaluate is serialised with those calls, so the page gets the helper too.
+      await context.addInitScript('globalThis.__name = (fn) => fn;');
       const page = await context.newPage();
       const seen: string[] = [];
       problems.set(page, seen);

@@ -26,7 +26,8 @@ t.test('org add → org modules acm points=on → token create → an MCP client
   const switched = await cli('org', 'modules', 'acm', 'points=on');
   t.equal(switched.code, 0, switched.stderr);
   t.equal(switched.stderr, 'switched points on\n');
-  t.equal(switched.stdout, 'points\ton\tneeds nothing\nstore\toff\tneeds points (on)\nevent_webhook\toff\tneeds nothing\nknowledge\toff\tneeds nothing\nagents\toff\tneeds nothing\npodhost\toff\tneeds nothing\nfeeds\toff\tneeds nothing\nsubmodules\toff\tneeds knowledge (off, optional)\n');
+  t.equal(switched.stdout, 'points\ton\tneeds nothing\nstore\toff\tneeds points (on)\nevent_webhook\toff\tneeds nothing\nknowledge\toff\tneeds nothing\nagents\toff\tneeds nothing\npodhost\toff\tneeds nothing\nfeeds\toff\tneeds nothing\nsubmodules\toff\tneeds knowledge (off, optional)\n'
+    + 'hostprov\toff\tneeds hostprov (not connected)\nuptime\toff\tneeds nothing\ncalendar\toff\tneeds nothing\nleetcode\toff\tneeds points (on, optional)\n');
 
   const created = await cli('token', 'create', '--org', 'acm', '--name', 'agent one', '--kind', 'agent', '--scopes', 'org:read');
   t.equal(created.code, 0, created.stderr);

@@ -12,7 +12,8 @@ t.test('org modules', async (t) => {
   const [listed, unknown, needs, org] = await Promise.all([
     cli('org', 'modules', 'acm'), cli('org', 'modules', 'acm', 'nope=on'), cli('org', 'modules', 'acm', 'store=on'), cli('org', 'modules', 'nope'),
   ]);
-  t.equal(listed.stdout, 'points\toff\tneeds nothing\nstore\toff\tneeds points (off)\nevent_webhook\toff\tneeds nothing\nknowledge\toff\tneeds nothing\nagents\toff\tneeds nothing\npodhost\toff\tneeds nothing\nfeeds\toff\tneeds nothing\nsubmodules\toff\tneeds knowledge (off, optional)\n');
+  t.equal(listed.stdout, 'points\toff\tneeds nothing\nstore\toff\tneeds points (off)\nevent_webhook\toff\tneeds nothing\nknowledge\toff\tneeds nothing\nagents\toff\tneeds nothing\npodhost\toff\tneeds nothing\nfeeds\toff\tneeds nothing\nsubmodules\toff\tneeds knowledge (off, optional)\n'
+    + 'hostprov\toff\tneeds hostprov (not connected)\nuptime\toff\tneeds nothing\ncalendar\toff\tneeds nothing\nleetcode\toff\tneeds points (off, optional)\n');
   t.equal(listed.stderr, 'switch with: quad org modules acm <module>=on|off …\n');
   t.same([unknown.code, unknown.stderr], [1, 'error: Unknown module "nope"\n']);
   t.same([needs.code, needs.stderr], [1, 'error: Store needs Points first\nhint: quad org modules acm points=on store=on\n'], 'needs_missing, with the command');

@@ -12,8 +12,8 @@ t.test('PLUGINS_EXTRA adds to the default plugins; PLUGINS replaces them', async
   };
   t.equal((await quad(['org', 'add', '--prefix', 'acm', '--name', 'ACM', '--guild', '1001'], { env: { DATABASE_URL: db.url } })).code, 0);
 
-  t.same(await modules({}), ['agents', 'event_webhook', 'feeds', 'knowledge', 'podhost', 'points', 'store', 'submodules'], 'config/default.json');
-  t.same(await modules({ PLUGINS_EXTRA: './examples/hello-plugin' }), ['agents', 'event_webhook', 'feeds', 'hello', 'knowledge', 'podhost', 'points', 'store', 'submodules'], 'added');
-  t.same(await modules({ PLUGINS_EXTRA: './examples/hello-plugin,@quad/plugin-points' }), ['agents', 'event_webhook', 'feeds', 'hello', 'knowledge', 'podhost', 'points', 'store', 'submodules'], 'a plugin in both lists loads once');
+  t.same(await modules({}), ['agents', 'calendar', 'event_webhook', 'feeds', 'hostprov', 'knowledge', 'leetcode', 'podhost', 'points', 'store', 'submodules', 'uptime'], 'config/default.json');
+  t.same(await modules({ PLUGINS_EXTRA: './examples/hello-plugin' }), ['agents', 'calendar', 'event_webhook', 'feeds', 'hello', 'hostprov', 'knowledge', 'leetcode', 'podhost', 'points', 'store', 'submodules', 'uptime'], 'added');
+  t.same(await modules({ PLUGINS_EXTRA: './examples/hello-plugin,@quad/plugin-points' }), ['agents', 'calendar', 'event_webhook', 'feeds', 'hello', 'hostprov', 'knowledge', 'leetcode', 'podhost', 'points', 'store', 'submodules', 'uptime'], 'a plugin in both lists loads once');
   t.same(await modules({ PLUGINS: './examples/hello-plugin' }), ['hello'], 'PLUGINS replaces the list');
 });

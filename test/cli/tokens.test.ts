@@ -15,7 +15,7 @@ t.test('token commands refuse what the route refuses', async (t) => {
     cli(...create, '--org', 'nope', '--name', 'x', '--scopes', 'org:read'),
     cli('token', 'list', '--org', 'acm'),
   ]);
-  t.same([scope.code, scope.stdout, scope.stderr], [1, '', 'error: Unknown scope "nope"\nscopes: agents:read, agents:write, feeds:manage, knowledge:read, knowledge:write, mcp:github, mcp:remote, org:read, podhost:manage, podhost:read, submodules:manage, submodules:read, tokens:manage\n'], 'an unknown scope lists the known ones');
+  t.same([scope.code, scope.stdout, scope.stderr], [1, '', 'error: Unknown scope "nope"\nscopes: agents:read, agents:write, calendar:manage, calendar:read, feeds:manage, hostprov:manage, hostprov:read, knowledge:read, knowledge:write, leetcode:manage, leetcode:read, mcp:github, mcp:remote, org:read, podhost:manage, podhost:read, submodules:manage, submodules:read, tokens:manage, uptime:manage, uptime:read\n'], 'an unknown scope lists the known ones');
   t.same([days.code, days.stderr], [1, 'error: --expires-days: must be >= 1\n']);
   t.same([name.code, name.stderr], [1, 'error: --name: must NOT have more than 100 characters\n']);
   t.same([org.code, org.stderr], [1, 'error: No org "nope" (quad org list shows them)\n']);

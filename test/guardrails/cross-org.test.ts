@@ -70,6 +70,8 @@ const OPEN: Record<string, { why: string; shows?: Category[] }> = {
   'GET /api/campus/queries': { why: 'the campus submodule\'s live queries (legacy name): shared content, no org data' },
   'POST /api/campus/sync': { why: 'subscribes the token\'s own org (legacy name; the org is the token\'s)' },
   'PUT /api/campus/subscription': { why: 'subscribes the token\'s own org (legacy name; the org is the token\'s)' },
+  'GET /api/calendar/:org/public/events': { why: 'the org\'s public events, for everyone (private events are left out)' },
+  'GET /api/calendar/feed/:file': { why: 'the org\'s iCalendar feed: the unguessable token in the path is its credential' },
   'GET /api/hello/:org/greetings': { why: 'public in the example plugin' },
   'GET /api/hello/:org/tally': { why: 'public in the example plugin' },
 };

@@ -20,12 +20,14 @@ export interface Target {
   names?: [table: string, column: string, values: string[]][];
 }
 
-/** Columns holding a row's text name, as path parameters name them. */
+/** Columns holding a row's text name, as path parameters and body fields name them. */
 const NAME_COLUMNS = ['key', 'submodule'];
+/** Columns holding a row's text name that only a path parameter means (a body's `name` is a new row's own). */
+const PATH_NAME_COLUMNS = ['name'];
 
-/** The victim's rows' text names (NAME_COLUMNS), by table, from a snapshot. */
+/** The victim's rows' text names (NAME_COLUMNS and PATH_NAME_COLUMNS), by table, from a snapshot. */
 export function rowNames(snapshot: Snapshot): NonNullable<Target['names']> {
-  return Object.entries(snapshot).flatMap(([table, rows]) => NAME_COLUMNS
+  return Object.entries(snapshot).flatMap(([table, rows]) => [...NAME_COLUMNS, ...PATH_NAME_COLUMNS]
     .map((column): [string, string, string[]] => [table, column, rows.map((r) => r[column]).filter((v): v is string => typeof v === 'string')])
     .filter(([, , values]) => values.length > 0));
 }
@@ -95,15 +97,25 @@ function byName(name: string | undefined, hints: string[], target: Target): unkn
   if (n === 'name' && hints.includes('secrets')) return target.refs.secretName;
   if (n === 'name' && hints.includes('events')) return target.refs.eventName;
   if (n === 'uuid' || n.endsWith('_uuid')) return tableFor(hints, target.uuids ?? [])?.[0];
-  if (NAME_COLUMNS.includes(n)) {
-    return tableFor(hints, (target.names ?? []).filter(([, column]) => column === n).map(([table, , values]): [string, string[]] => [table, values]))?.[0];
-  }
+  if (NAME_COLUMNS.includes(n)) return nameOf(n, hints, target);
   const many = n === 'ids' ? idsFor(hints, target) : n.endsWith('_ids') ? idsFor([...hints, n.slice(0, -4)], target) : null;
   if (many) return many.length ? many : undefined;
   const key = n.endsWith('_id') ? target.keys?.find(([column]) => column === n)?.[1][0] : undefined;
   if (key !== undefined) return key;
   const one = n === 'id' ? idsFor(hints, target) : n.endsWith('_id') ? idsFor([...hints, n.slice(0, -3)], target) : [];
   return one[0];
+}
+
+/** The victim's row named by the `column` of the table the hints point at. */
+function nameOf(column: string, hints: string[], target: Target): string | undefined {
+  return tableFor(hints, (target.names ?? []).filter(([, c]) => c === column).map(([table, , values]): [string, string[]] => [table, values]))?.[0];
+}
+
+/** A path parameter's value: a row's text name, the victim's calendar feed file, else as a body field's. */
+function pathValue(name: string, hints: string[], target: Target): unknown {
+  if (PATH_NAME_COLUMNS.includes(name)) return nameOf(name, hints, target) ?? byName(name, hints, target);
+  if (name === 'file' && hints.includes('calendar')) return target.refs.calendarFeedFile;
+  return byName(name, hints, target);
 }
 
 const FORMATS: Record<string, string> = {
@@ -199,7 +211,7 @@ export function urlFor(route: RouteCase, target: Target, query: 'required' | 'al
     if (!segment.startsWith(':')) return segment;
     const name = segment.slice(1);
     if (name === 'org') return encodeURIComponent(target.orgRef);
-    const value = byName(name, literalSegments(segments.slice(0, i).join('/')), target);
+    const value = pathValue(name, literalSegments(segments.slice(0, i).join('/')), target);
     return encodeURIComponent(String(Array.isArray(value) ? value[0] : value ?? 1));
   });
   const params = new URLSearchParams();

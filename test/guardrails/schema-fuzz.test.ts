@@ -15,8 +15,8 @@ import {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './plugins/agents', './plugins/pods', './plugins/feeds', './plugins/submodules', './examples/hello-plugin'];
-const MODULES = { points: true, store: true, event_webhook: true, knowledge: true, agents: true, podhost: true, feeds: true, submodules: true, hello: true };
+const PLUGINS = ['./plugins/points', './plugins/store', './plugins/event_webhook', './plugins/knowledge', './plugins/agents', './plugins/pods', './plugins/feeds', './plugins/submodules', './plugins/hosting', './plugins/uptime', './plugins/calendar', './plugins/leetcode', './examples/hello-plugin'];
+const MODULES = { points: true, store: true, event_webhook: true, knowledge: true, agents: true, podhost: true, feeds: true, submodules: true, hostprov: true, uptime: true, calendar: true, leetcode: true, hello: true };
 const ADMIN = '999000444';
 const CLOSED = 'http://127.0.0.1:9'; // nothing listens: outbound calls fail at once
 
@@ -127,7 +127,7 @@ t.test('every route survives inputs generated from its schema', async (t) => {
     config: {
       SYS_ADMIN: [ADMIN], ACCESS_ENFORCE: true, SECRETS_KEY: [Buffer.alloc(32, 9).toString('base64')], POINTS_GATEWAY: false,
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
-      GITHUB_API_URL: CLOSED, GITHUB_MCP_URL: `${CLOSED}/mcp`, DISCORD_WEBHOOK_URL_BASE: `${CLOSED}/api/webhooks/`, HOSTPROV_API_URL: CLOSED, ACCOUNTS_BASE_URL: 'http://quad.test',
+      GITHUB_API_URL: CLOSED, GITHUB_MCP_URL: `${CLOSED}/mcp`, DISCORD_WEBHOOK_URL_BASE: `${CLOSED}/api/webhooks/`, HOSTPROV_API_URL: CLOSED, HOSTPROV_PROXY_URL: `${CLOSED}/{pod_id}/{port}`, LEETCODE_API_URL: CLOSED, ACCOUNTS_BASE_URL: 'http://quad.test',
     },
   });
   const { quad, discord, org } = world;

@@ -14,6 +14,7 @@ import { startFakeHostprov } from '../fakes/hostprov/index.js';
 import { servePod } from '../fakes/pod-ssh/index.js';
 import { startFakeCampus } from '../fakes/campus-sites.js';
 import { startFakeSearch } from '../fakes/search.js';
+import { startFakeLeetCode } from '../fakes/leetcode.js';
 import { allowOutside } from '../fakes/outside.js';
 import { bearer, cookieFrom, discordSettings, signInOfficer } from '../support/sign-in.js';
 
@@ -63,6 +64,8 @@ export interface VictimRefs {
   email: string;
   eventName: string;
   secretName: string;
+  /** The last segment of the victim's calendar feed URL (`<token>.ics`): the token is its only credential. */
+  calendarFeedFile: string;
 }
 
 export interface CrossOrgWorld {
@@ -100,6 +103,9 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
   // A submodule's sites and the search service of its web query: live query probes reach fakes, not the internet.
   const campus = await startFakeCampus(t);
   const search = await startFakeSearch(t);
+  // LeetCode knows the victim member's username (the link below); the monitor below checks a fake, never a real site.
+  const leetcode = await startFakeLeetCode(t);
+  leetcode.addUser('victim_coder');
   allowOutside(t);
   const admin = discord.addUser({ username: 'root' });
   const quad = await startTestApp(t, {
@@ -122,6 +128,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       ACCOUNTS_BASE_URL: 'http://quad.test',
       SUBMODULES_BASE_URLS: [`campus.*=${campus.url}`],
       SEARCH_URL: search.url,
+      LEETCODE_API_URL: leetcode.url,
+      HOSTPROV_PROXY_URL: `${hostprov.url}/proxy/{pod_id}/{port}`,
     },
   });
   const db = new pg.Client({ connectionString: quad.databaseUrl });
@@ -239,6 +247,25 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       kind: 'repo_jobs', webhook_url: feedHook.url, config: { repo: 'victim-org/jobs', label: `${MARKER} jobs` },
     }), 201, 'feed');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/submodules/campus/subscription`), 201, 'submodule subscription');
+    // An app (its deploy stays queued: no worker), an uptime monitor, a calendar event with its feed URL, LeetCode
+    // settings and the member's link.
+    await expectStatus(await as(officer, 'POST', `/api/dashboard${o}/apps`, {
+      name: 'probe', image: 'ghcr.io/victim/site', cpu: { flavor: 'cpu3c', vcpus: 2 }, ports: [{ port: 8080, protocol: 'http' }],
+      env: { NOTE: `${MARKER}-app-env` }, health: { port: 8080, path: '/healthz' },
+    }), 201, 'hosting app');
+    const deploy = await expectStatus(await as(officer, 'POST', `/api/dashboard${o}/apps/probe/deploys`, { tag: 'v1' }), 202, 'hosting deploy');
+    // The deploy job, run here (no worker), makes the app's pod on the victim's provider account.
+    await quad.services.registry.jobs.get('hostprov.deploy')!.handler({
+      em: quad.emFor(v.org.id), org: v.org, payload: { deploy_id: deploy.id }, services: quad.services, log: quad.log, attempt: 1,
+    } as never);
+    await expectStatus(await as(officer, 'POST', `/api/uptime${o}/monitors`, { name: `${MARKER} monitor`, url: `${search.url}/healthz` }), 201, 'uptime monitor');
+    await expectStatus(await as(officer, 'POST', `/api/calendar${o}/events`, {
+      title: `${MARKER} meeting`, description: `${MARKER} agenda`, start_at: '2030-01-07T18:00:00-05:00', end_at: '2030-01-07T19:00:00-05:00',
+      time_zone: 'America/New_York', recurrence: 'FREQ=WEEKLY;COUNT=4', public: false,
+    }), 201, 'calendar event');
+    const calendarFeedFile = (await expectStatus(await as(officer, 'POST', `/api/calendar${o}/feed`), 201, 'calendar feed')).path.split('/').pop() as string;
+    await expectStatus(await as(officer, 'PUT', `/api/leetcode${o}/settings`, { channel_id: '123456789012345678', enabled: true }), 200, 'leetcode settings');
+    await expectStatus(await as(officer, 'PUT', `/api/leetcode${o}/links/${v.member.id}`, { username: 'victim_coder' }), 201, 'leetcode link');
     // The victim's own embeddings service: a working one (the marker values above are not URLs).
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/secrets/embeddings.url`, { value: embeddings.url }), 200, 'embeddings url');
     await expectStatus(await as(officer, 'PUT', `/api/dashboard${o}/branding`, { website_url: 'https://victim.example' }), 200, 'branding');
@@ -270,9 +297,10 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       { category: 'token', value: v.officerToken, where: 'the officer\'s access token' },
       { category: 'token', value: appToken.token, where: 'the officer\'s app token' },
       { category: 'token', value: v.machineToken, where: 'the machine token' },
+      { category: 'token', value: calendarFeedFile.replace(/\.ics$/, ''), where: 'the calendar feed URL\'s token' },
       { category: 'token', value: v.idpToken, where: 'the storefront member\'s identity token' },
     ];
-    const refs: VictimRefs = { userId: shopper.id, chatUserId: v.member.id, email: v.shopperEmail, eventName, secretName: [...quad.registry.secrets.keys()][0] ?? 'probe.secret' };
+    const refs: VictimRefs = { userId: shopper.id, chatUserId: v.member.id, email: v.shopperEmail, eventName, secretName: [...quad.registry.secrets.keys()][0] ?? 'probe.secret', calendarFeedFile };
     return { refs, extraPrivate };
   }
 

@@ -55,7 +55,8 @@ const small = (max: number | undefined, cap: number) => Math.min(max ?? cap, cap
 
 function stringArb(s: JsonSchema): fc.Arbitrary<string> {
   const min = s.minLength ?? 0;
-  const max = s.maxLength ?? 40;
+  // A pattern bounds the length itself (`^sha256:[a-f0-9]{64}$` is 71 characters): a default cap would filter forever.
+  const max = s.maxLength ?? (s.pattern ? Infinity : 40);
   const fits = (v: string) => v.length >= min && v.length <= max;
   if (s.format === 'email') return fc.emailAddress().filter(fits);
   if (s.format === 'date-time') return fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString());

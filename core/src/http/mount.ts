@@ -70,7 +70,12 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
       // Only these routes pay for it: the token's org, bound and gated before the handler (after the child's hooks).
       if (route.config.tokenOrg) route.onRequest = [...asArray(route.onRequest), bindTokenOrg] as RouteOptions['onRequest'];
     });
-    const gate = (request: FastifyRequest) => (options.gate !== false && request.org && !options.registry.isEnabled(request.org.modules, options.module)
+    const isOpen = (request: FastifyRequest) => {
+      const modules = request.org!.modules;
+      return options.registry.isEnabled(modules, options.module)
+        || (request.routeOptions.config.openWith ?? []).some((other) => options.registry.isEnabled(modules, other));
+    };
+    const gate = (request: FastifyRequest) => (options.gate !== false && request.org && !isOpen(request)
       ? notFound(`The ${options.module} module is off for this org`, 'module_off') : undefined);
     const bindTokenOrg = (request: FastifyRequest, _reply: unknown, done: (err?: Error) => void) => {
       // Synchronous when the token's org is cached (the usual case), like the org of a URL.

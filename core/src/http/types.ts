@@ -39,6 +39,11 @@ declare module 'fastify' {
     /** Set by the core: the module that declared the route. */
     module?: string;
     /**
+     * Other modules that open this route too: it answers while the declaring module or any of these is on for the
+     * org (a route the spec lists under two modules, such as hosting/providers of pods and hosting). Default: none.
+     */
+    openWith?: string[];
+    /**
      * A count limit of the route's module that each call creates one more of: the route runs in one transaction
      * that reserves it first (409 `limit_reached` when full). Default: none.
      */

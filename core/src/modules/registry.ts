@@ -156,7 +156,11 @@ class RegistryBuilder {
     for (const mod of modules) {
       const claimed = claimedNames(mod);
       for (const c of claimed) {
-        const other = modules.find((m) => m.name !== mod.name && inNamespace(m.name, c.kind, c.name));
+        // Another module's namespace is its own to fill: a claim there is refused, except a setting or secret it does
+        // not declare (HOSTPROV_API_URL is the pods module's provider URL beside the hostprov module). Tables are
+        // always refused: migrations may create them later without declaring them here.
+        const other = modules.find((m) => m.name !== mod.name && inNamespace(m.name, c.kind, c.name)
+          && (c.kind === 'tables' || ownedNames(m).some((o) => o.kind === c.kind && o.name === c.name)));
         if (other) throw new ManifestError(mod.name, c.field, `"${c.name}" is in the namespace of module "${other.name}"`);
         own(mod, c.kind, c.name, c.field);
       }

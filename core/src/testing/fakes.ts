@@ -15,3 +15,5 @@ export * from '../../../test/fakes/repo-files.js';
 export * from '../../../test/fakes/campus-sites.js';
 export * from '../../../test/fakes/search.js';
 export * from '../../../test/fakes/remote-mcp.js';
+export * from '../../../test/fakes/leetcode.js';
+export * from '../../../test/fakes/monitored-site.js';

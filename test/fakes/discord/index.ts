@@ -13,6 +13,11 @@ export interface FakeRole { id: string; name: string; color: number; position: n
 export interface FakeGuild { id: string; name: string; icon: string | null; membersIntent: boolean; ownerId: string | null }
 export interface FakeMember { userId: string; roles: string[]; nick: string | null; joined_at: string }
 export interface FakeWebhook { id: string; token: string; channelId: string; url: string }
+/** A server's scheduled event as Discord lists it (the calendar's Discord sync reads these). */
+export interface FakeScheduledEvent {
+  id: string; name: string; description: string | null; scheduled_start_time: string; scheduled_end_time: string | null;
+  location: string | null; status: number;
+}
 export interface RecordedPost { path: string; query: Record<string, string>; headers: IncomingHttpHeaders; body: unknown }
 export interface RecordedMessage extends RecordedPost { id: string; channelId: string }
 export interface RecordedWebhookPost extends RecordedPost { webhookId: string; wait: boolean }
@@ -45,6 +50,9 @@ export interface FakeDiscord {
   /** A code as if the user had approved the authorize page, for tests that skip the browser hop. */
   issueCode(userId: string, redirectUri: string, scope?: string): string;
   addWebhook(opts?: { id?: string; channelId?: string }): FakeWebhook;
+  /** Add or replace (same id) a scheduled event of a guild; listed by GET /guilds/{id}/scheduled-events. */
+  putScheduledEvent(guildId: string, e: Partial<FakeScheduledEvent> & { name: string; scheduled_start_time: string }): FakeScheduledEvent;
+  removeScheduledEvent(guildId: string, id: string): void;
   readonly messages: RecordedMessage[];
   readonly webhookPosts: RecordedWebhookPost[];
   readonly requests: RecordedRequest[];
@@ -85,6 +93,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const codes = new Map<string, { userId: string; redirectUri: string; scope: string }>();
   const userTokens = new Map<string, { userId: string; scope: string }>();
   const webhooks = new Map<string, FakeWebhook>();
+  const scheduledEvents = new Map<string, Map<string, FakeScheduledEvent>>();
   const messages: RecordedMessage[] = [];
   const webhookPosts: RecordedWebhookPost[] = [];
   const requests: RecordedRequest[] = [];
@@ -249,6 +258,13 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const g = guilds.get(seg[1]);
       if (!g) return discordError(404, 'Unknown Guild', 10004);
       if (seg.length === 2) return json(200, guildJson(g));
+      if (seg.length === 3 && seg[2] === 'scheduled-events') {
+        return json(200, [...(scheduledEvents.get(g.id)?.values() ?? [])].map((e) => ({
+          id: e.id, guild_id: g.id, channel_id: null, name: e.name, description: e.description, scheduled_start_time: e.scheduled_start_time,
+          scheduled_end_time: e.scheduled_end_time, privacy_level: 2, status: e.status, entity_type: 3, entity_id: null,
+          entity_metadata: e.location === null ? null : { location: e.location },
+        })));
+      }
       if (seg.length === 3 && seg[2] === 'roles') return json(200, [...g.roles.values()].sort((a, b) => a.position - b.position));
       if (seg.length === 4 && seg[2] === 'members' && seg[3] === 'search') {
         // Like the full list, Discord refuses member search without the Server Members intent.
@@ -351,6 +367,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const hook: FakeWebhook = { id, token, channelId: opts.channelId ?? snowflake(), url: `${url}/api/webhooks/${id}/${token}` };
       webhooks.set(id, hook);
       return hook;
+    },
+    putScheduledEvent(guildId, e) {
+      guildOf(guildId);
+      const event: FakeScheduledEvent = {
+        id: e.id ?? snowflake(), name: e.name, description: e.description ?? null, scheduled_start_time: e.scheduled_start_time,
+        scheduled_end_time: e.scheduled_end_time ?? null, location: e.location ?? null, status: e.status ?? 1,
+      };
+      if (!scheduledEvents.has(guildId)) scheduledEvents.set(guildId, new Map());
+      scheduledEvents.get(guildId)!.set(event.id, event);
+      return event;
+    },
+    removeScheduledEvent(guildId, id) {
+      scheduledEvents.get(guildId)?.delete(id);
     },
     down(on) {
       isDown = on;

@@ -7,6 +7,10 @@
 // persistent volume on a CPU pod); errors are problem objects {title, status, detail, errors?}. A running pod publishes
 // its 22/tcp on options.ssh (so a test can point it at a real sshd on loopback), a stopped one publishes nothing.
 // It records every request and can be made to refuse, fail, hang or answer garbage. Test code, not production code.
+// Beside the API it plays the provider's HTTP proxy to the pods' ports (what the hosting module's health checks
+// reach): /proxy/{pod_id}/{port}/<path> answers as the test set with `proxy(...)` (a status, or never: 'hang'), 502
+// for a pod or port it was told nothing of; `proxyUrl` is the template to use as HOSTPROV_PROXY_URL. Proxied requests
+// skip the API's key check and the refuse/fail/garble queue, and are recorded in `proxyRequests`, not `requests`.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -54,6 +58,11 @@ export interface RecordedHostprovRequest {
   headers: IncomingHttpHeaders;
 }
 
+/** How the proxy answers for one pod's port: a status (and body), or never ('hang', until close). */
+export type FakeProxyAnswer = { status: number; body?: string } | 'hang';
+
+export interface RecordedProxyRequest { podId: string; port: number; method: string; path: string }
+
 export interface FakeHostprovOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. Default: any key or none is accepted. */
   apiKey?: string;
@@ -79,6 +88,12 @@ export interface FakeHostprov {
   setStatus(id: string, status: string): void;
   /** From now on every running pod publishes its 22/tcp here (a real sshd started once the pods' keys exist). */
   publishSshAt(endpoint: { host: string; port: number }): void;
+  /** http://127.0.0.1:PORT/proxy/{pod_id}/{port} — use as HOSTPROV_PROXY_URL. */
+  readonly proxyUrl: string;
+  /** Requests that reached the proxy, oldest first. */
+  readonly proxyRequests: RecordedProxyRequest[];
+  /** From now on the proxy answers requests to the pod's port this way (null: back to 502, nothing there). */
+  proxy(podId: string, port: number, answer: FakeProxyAnswer | null): void;
   close(): Promise<void>;
 }
 
@@ -182,6 +197,8 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
   const forced: Forced[] = [];
   const held: ServerResponse[] = [];
   let sshAt = options.ssh ?? null;
+  const proxied = new Map<string, FakeProxyAnswer>();
+  const proxyRequests: RecordedProxyRequest[] = [];
 
   const view = (p: StoredPod): FakeHostprovPod => {
     const running = p.status === 'RUNNING';
@@ -294,6 +311,16 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
     req.on('end', () => {
       const method = req.method ?? 'GET';
       const path = new URL(req.url ?? '/', 'http://fake').pathname;
+      const toPod = /^\/proxy\/([^/]+)\/(\d+)(\/.*)?$/.exec(path);
+      if (toPod) {
+        const [, podId, port, rest] = toPod;
+        proxyRequests.push({ podId: decodeURIComponent(podId!), port: Number(port), method, path: rest ?? '/' });
+        const answer = proxied.get(`${decodeURIComponent(podId!)}:${port}`);
+        if (answer === 'hang') { held.push(res); return; }
+        res.writeHead(answer?.status ?? 502, { 'content-type': 'text/plain' });
+        res.end(answer ? answer.body ?? '' : 'no pod is listening here');
+        return;
+      }
       const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = null;
@@ -341,7 +368,12 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
 
   let closed = false;
   return {
-    url, requests,
+    url, requests, proxyRequests,
+    proxyUrl: `${url.replace(/\/v2$/, '')}/proxy/{pod_id}/{port}`,
+    proxy(podId, port, answer) {
+      if (answer === null) proxied.delete(`${podId}:${port}`);
+      else proxied.set(`${podId}:${port}`, answer);
+    },
     get pods() {
       return [...stored.values()].map(view);
     },

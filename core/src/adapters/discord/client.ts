@@ -9,8 +9,8 @@ import { DEFAULT_TIMEOUT_MS } from './policy.js';
 import { DiscordRest, type RestCall } from './rest.js';
 import { clampInt, list, record, snowflake, str, toGuild, toMember, toRole, toTokens, toUser } from './shapes.js';
 import type {
-  DiscordChannelMessage, DiscordGuild, DiscordMember, DiscordMessageRef, DiscordRole, DiscordSettings, DiscordTokens, DiscordUser,
-  DiscordWebhookMessage,
+  DiscordChannelMessage, DiscordGuild, DiscordMember, DiscordMessageRef, DiscordRole, DiscordScheduledEvent, DiscordSettings, DiscordTokens,
+  DiscordUser, DiscordWebhookMessage,
 } from './types.js';
 
 export { DiscordRequestError, DiscordUnavailable } from './errors.js';
@@ -93,13 +93,17 @@ export class DiscordClient {
     }));
   }
 
-  /** The member, or null when Discord says Unknown Member (404 code 10007); any other failure throws. */
+  /**
+   * The member, or null when Discord says Unknown Member (404 code 10007) or Unknown Guild (10004: the bot is not in
+   * the server, so nobody can be found a member there); any other failure throws.
+   */
   async member(guildId: string, userId: string): Promise<DiscordMember | null> {
     const route = Routes.guildMember(snowflake(guildId, 'guildId'), snowflake(userId, 'userId'));
     try {
       return toMember(await this.bot('GET', route));
     } catch (err) {
-      if (err instanceof DiscordRequestError && err.status === 404 && err.code === RESTJSONErrorCodes.UnknownMember) return null;
+      if (err instanceof DiscordRequestError && err.status === 404
+        && (err.code === RESTJSONErrorCodes.UnknownMember || err.code === RESTJSONErrorCodes.UnknownGuild)) return null;
       throw err;
     }
   }
@@ -148,6 +152,20 @@ export class DiscordClient {
 
   async guild(guildId: string): Promise<DiscordGuild> {
     return toGuild(await this.bot('GET', Routes.guild(snowflake(guildId, 'guildId'))));
+  }
+
+  /** The server's scheduled events (Discord lists the scheduled and active ones, at most a few hundred: one page). */
+  async scheduledEvents(guildId: string): Promise<DiscordScheduledEvent[]> {
+    return list(await this.bot('GET', Routes.guildScheduledEvents(snowflake(guildId, 'guildId'))), 'scheduled events').map((v) => {
+      const o = record(v, 'scheduled event');
+      const text = (key: string) => (typeof o[key] === 'string' ? o[key] as string : null);
+      const meta = o.entity_metadata && typeof o.entity_metadata === 'object' ? o.entity_metadata as Record<string, unknown> : {};
+      return {
+        id: str(o, 'id'), name: str(o, 'name'), description: text('description'), scheduled_start_time: str(o, 'scheduled_start_time'),
+        scheduled_end_time: text('scheduled_end_time'), location: typeof meta.location === 'string' ? meta.location : null,
+        status: typeof o.status === 'number' ? o.status : 1,
+      };
+    });
   }
 
   async postMessage(channelId: string, body: DiscordChannelMessage): Promise<DiscordMessageRef> {

@@ -44,3 +44,17 @@ export type DiscordGuild = Pick<RESTAPIPartialCurrentUserGuild, 'id' | 'name' | 
 export type DiscordTokens = Pick<RESTPostOAuth2AccessTokenResult, 'access_token' | 'token_type' | 'expires_in' | 'refresh_token' | 'scope'>;
 
 export type DiscordMessageRef = Pick<APIMessage, 'id'>;
+
+/**
+ * A server's scheduled event (`GET /guilds/{guild}/scheduled-events`), the parts the calendar reads. `location` is
+ * `entity_metadata.location` (external events); status 1 scheduled, 2 active, 3 completed, 4 canceled.
+ */
+export interface DiscordScheduledEvent {
+  id: string;
+  name: string;
+  description: string | null;
+  scheduled_start_time: string;
+  scheduled_end_time: string | null;
+  location: string | null;
+  status: number;
+}

@@ -1,0 +1,106 @@
+// Posting the daily problem to an org's channel. The unique (org, date) row of leetcode_posts is the claim: a run
+// posts only when it inserted the row or took over a failed one (or a claim left by a crashed run more than 10
+// minutes ago, or, with force, a posted one), so a retried or concurrent run posts once. A failed post marks the row
+// failed and raises the problem leetcode.post_failed; a good post clears it and emits leetcode.posted.
+import { DiscordRequestError, DiscordUnavailable, type CoreServices, type EntityManager } from '@quad/core';
+import type { DailyProblem } from './leetcode-api.js';
+import { dailyMessage } from './messages.js';
+import { readSettings } from './org-settings.js';
+
+export const PROBLEM_KEY = 'leetcode.post_failed';
+const STALE_CLAIM_MINUTES = 10;
+
+export type PostOutcome =
+  | { status: 'posted'; date: string; message_id: string }
+  | { status: 'already_posted'; date: string }
+  | { status: 'no_channel' }
+  | { status: 'failed'; date: string; error: string };
+
+interface Ctx { em: EntityManager; services: CoreServices }
+
+/** What officers read when a post fails: Discord's own words for a refusal, never an address or a token. */
+function describeFailure(err: unknown): string {
+  if (err instanceof DiscordRequestError) {
+    return `Discord refused the post (${err.status}${err.message ? `: ${err.message}` : ''}): check the channel id and that the bot may post there`;
+  }
+  if (err instanceof DiscordUnavailable) return 'Discord did not answer; the next hourly run tries again';
+  return 'Posting failed (details in the error log)';
+}
+
+/** Raise (LeetCode or Discord failed) the org's post problem. */
+export async function raisePostProblem(em: EntityManager, services: CoreServices, orgId: number, date: string, message: string) {
+  await services.raiseProblem(em, { orgId, key: PROBLEM_KEY, title: 'The LeetCode daily problem was not posted', message, data: { date } });
+}
+
+/** Claim the org's row for the problem's day; true when this run is to post. */
+async function claim(em: EntityManager, orgId: number, channelId: string, problem: DailyProblem, now: Date, force: boolean): Promise<boolean> {
+  const rows = await em.execute(
+    `insert into leetcode_posts (organization_id, date, question_id, title, slug, difficulty, link, tags, status, channel_id, claimed_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'posting', ?, ?)
+     on conflict (organization_id, date) do update set question_id = excluded.question_id, title = excluded.title, slug = excluded.slug,
+       difficulty = excluded.difficulty, link = excluded.link, tags = excluded.tags, status = 'posting', channel_id = excluded.channel_id,
+       claimed_at = excluded.claimed_at, error = null
+     where leetcode_posts.status = 'failed'
+        or (leetcode_posts.status = 'posting' and leetcode_posts.claimed_at < excluded.claimed_at - make_interval(mins => ?))
+        or (?::boolean and leetcode_posts.status = 'posted')
+     returning id`,
+    [orgId, problem.date, problem.questionId, problem.title, problem.slug, problem.difficulty, problem.link, JSON.stringify(problem.tags),
+      channelId, now, STALE_CLAIM_MINUTES, force]);
+  return rows.length === 1;
+}
+
+/** Post the problem to the org's channel unless this day's post is done (or being done). Failures are outcomes. */
+export async function postDaily({ em, services }: Ctx, orgId: number, problem: DailyProblem, opts: { now: Date; force?: boolean }): Promise<PostOutcome> {
+  const settings = await readSettings(em, orgId);
+  if (!settings.channel_id) return { status: 'no_channel' };
+  // The claim commits on its own, so concurrent runs see it at once.
+  if (!(await claim(em, orgId, settings.channel_id, problem, opts.now, opts.force ?? false))) return { status: 'already_posted', date: problem.date };
+  let messageId: string;
+  try {
+    messageId = (await services.discord.postMessage(settings.channel_id, dailyMessage(problem))).id;
+  } catch (err) {
+    const error = describeFailure(err);
+    await em.transactional(async (tx) => {
+      await tx.execute(`update leetcode_posts set status = 'failed', error = ? where organization_id = ? and date = ?`, [error, orgId, problem.date]);
+      await raisePostProblem(tx, services, orgId, problem.date, error);
+    });
+    if (!(err instanceof DiscordRequestError || err instanceof DiscordUnavailable)) throw err;
+    return { status: 'failed', date: problem.date, error };
+  }
+  await em.transactional(async (tx) => {
+    await tx.execute(
+      `update leetcode_posts set status = 'posted', message_id = ?, posted_at = ?, error = null where organization_id = ? and date = ?`,
+      [messageId, opts.now, orgId, problem.date]);
+    await services.clearProblem(tx, orgId, PROBLEM_KEY);
+    await services.emit(tx, {
+      orgId, kind: 'leetcode.posted', title: `LeetCode daily posted: ${problem.questionId}. ${problem.title}`,
+      message: `${problem.difficulty} · ${problem.link}`,
+      data: { date: problem.date, question_id: problem.questionId, title: problem.title, slug: problem.slug, difficulty: problem.difficulty, link: problem.link, channel_id: settings.channel_id, message_id: messageId },
+    });
+  });
+  return { status: 'posted', date: problem.date, message_id: messageId };
+}
+
+export interface PostRow {
+  date: string; question_id: string; title: string; slug: string; difficulty: string; link: string; tags: string[];
+  status: 'posting' | 'posted' | 'failed'; channel_id: string; message_id: string | null; error: string | null;
+  posted_at: Date | null; solves: number;
+}
+
+export const postView = (r: PostRow) => ({
+  date: r.date, question_id: r.question_id, title: r.title, slug: r.slug, difficulty: r.difficulty, link: r.link, tags: r.tags,
+  status: r.status, channel_id: r.channel_id, message_id: r.message_id, error: r.error,
+  posted_at: r.posted_at ? new Date(r.posted_at).toISOString() : null, solves: r.solves,
+});
+export type PostView = ReturnType<typeof postView>;
+
+/** The org's post of a day (YYYY-MM-DD), or null. */
+export async function findPost(em: EntityManager, orgId: number, date: string): Promise<PostView | null> {
+  const [row] = await em.execute<PostRow[]>(
+    `select to_char(date, 'YYYY-MM-DD') as date, question_id, title, slug, difficulty, link, tags, status, channel_id, message_id, error, posted_at, solves
+     from leetcode_posts where organization_id = ? and date = ?`, [orgId, date]);
+  return row ? postView(row) : null;
+}
+
+/** The UTC day of a time, YYYY-MM-DD. */
+export const utcDay = (at: Date) => at.toISOString().slice(0, 10);

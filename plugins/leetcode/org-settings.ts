@@ -1,0 +1,27 @@
+// An org's LeetCode settings (table leetcode_settings): the channel, the hour, the points per solve and the switch.
+// An org that never saved them has the defaults; a save writes only the fields it names.
+import type { EntityManager } from '@quad/core';
+
+export const ORG_DEFAULTS = { channel_id: null as string | null, post_hour_utc: 14, points_per_solve: 10, enabled: true };
+export type OrgSettings = typeof ORG_DEFAULTS;
+export type SettingsChange = Partial<OrgSettings>;
+
+export async function readSettings(em: EntityManager, orgId: number): Promise<OrgSettings> {
+  const [row] = await em.execute<OrgSettings[]>(
+    'select channel_id, post_hour_utc, points_per_solve, enabled from leetcode_settings where organization_id = ?', [orgId]);
+  return row ?? { ...ORG_DEFAULTS };
+}
+
+/**
+ * Save the named fields (the others keep their value or default); answers the settings after the save. The row is
+ * made with the defaults first, then only the named columns are updated: two saves of different fields both stick.
+ */
+export async function saveSettings(em: EntityManager, orgId: number, change: SettingsChange): Promise<OrgSettings> {
+  await em.execute('insert into leetcode_settings (organization_id) values (?) on conflict (organization_id) do nothing', [orgId]);
+  const fields = (Object.keys(ORG_DEFAULTS) as (keyof OrgSettings)[]).filter((k) => change[k] !== undefined);
+  const [row] = await em.execute<OrgSettings[]>(
+    `update leetcode_settings set ${fields.map((f) => `${f} = ?, `).join('')}updated_at = now() where organization_id = ?
+     returning channel_id, post_hour_utc, points_per_solve, enabled`,
+    [...fields.map((f) => change[f]), orgId] as never[]);
+  return row!;
+}
