@@ -141,6 +141,15 @@ for (const enforce of [false, true]) {
       t.equal((await get('acm/memberOrCli', { cookie })).statusCode, 200, 'memberOrCli takes a member session');
     });
 
+    t.test('the bot not in the org\'s server: 503, never a 500', async (t) => {
+      await quad.createOrg({ prefix: 'lost', discordGuildId: '880000000000000099', modules: { probe: true } });
+      const cookie = await memberSession(world, member.id);
+      const res = await get('lost/member', { cookie });
+      t.equal(res.statusCode, enforce ? 503 : 200);
+      if (enforce) t.equal(res.json().reason, 'bot_not_in_server');
+      t.ok(logged(`access decision=${mode} reason=bot_not_in_server route=/api/probe/:org/member org=lost credential=session`));
+    });
+
     t.test('an unknown org is 404 after authentication', async (t) => {
       t.equal((await get('nope/officer')).statusCode, 401);
       t.equal((await get('nope/officer', bearer(officerPair.access_token))).statusCode, 404);

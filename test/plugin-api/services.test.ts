@@ -5,9 +5,24 @@ import t from 'tap';
 import { startTestApp } from '@quad/core/testing';
 import { ledger, pointsLedger as provided } from '../../plugins/points/ledger.js';
 import { pointsLedger as consumed, type PointsLedger as StoreView } from '../../plugins/store/points-ledger.js';
+import { pointsLedger as leetcodeRef, type PointsLedger as LeetcodeView } from '../../plugins/leetcode/points.js';
+import { podProviderRef as providedPods, type PodProviderService } from '../../plugins/pods/provider/service.js';
+import { podProviderRef as hostingRef, type PodProviderService as HostingView } from '../../plugins/hosting/provider.js';
 
-// Compile time (tsc --noEmit): the points implementation fits the interface the store declares.
+// Compile time (tsc --noEmit): each implementation fits the interface its consumers declare (the store's and
+// LeetCode's view of the ledger, the hosting module's view of the pods module's provider).
 const fits: StoreView = ledger;
+const leetcodeFits: LeetcodeView = ledger;
+const hostingFits = (service: PodProviderService): HostingView => service;
+void hostingFits;
+
+t.test('every consumer\'s view of a service is a part of what its provider offers', async (t) => {
+  for (const [view, offered] of [[leetcodeRef, provided], [hostingRef, providedPods]] as const) {
+    t.equal(view.id, offered.id);
+    t.same(view.methods.filter((m) => !(offered.methods as string[]).includes(m)), [], `${view.id}: every method called is offered`);
+  }
+  t.equal(typeof leetcodeFits.addEntry, 'function');
+});
 
 t.test('the store\'s view of the ledger is a part of what points provides', async (t) => {
   t.equal(consumed.id, provided.id);

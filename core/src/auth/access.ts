@@ -1,15 +1,17 @@
 // Access checks: is a chat user an officer (or member) of an org's Discord server? Answers come from Discord with
 // the bot credential and are cached 60 s per chat user id and org. Decisions that would deny are only logged while
-// ACCESS_ENFORCE is false, and refused (403, or 503 when the bot is unavailable) when it is true.
+// ACCESS_ENFORCE is false, and refused (403, or 503 when the bot is unavailable or not in the org's server) when it
+// is true.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
+import { RESTJSONErrorCodes } from 'discord-api-types/v10';
+import { DiscordRequestError, DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { HttpError } from '../http/errors.js';
 
 export type AccessReason =
   | 'not_org_officer' | 'not_officer' | 'not_superadmin' | 'no_discord_id' | 'no_platform_credential'
-  | 'bot_unavailable' | 'oauth_state_mismatch' | 'member_login_unverified' | 'not_member' | 'member_details_hidden';
+  | 'bot_unavailable' | 'bot_not_in_server' | 'oauth_state_mismatch' | 'member_login_unverified' | 'not_member' | 'member_details_hidden';
 
 /** What kind of credential the caller presented, as the access log line names it. */
 export type CredentialKind = 'access_token' | 'app_token' | 'machine_token' | 'idp_token' | 'session' | 'none';
@@ -86,7 +88,7 @@ export class AccessControl {
     const org = request.org?.prefix ?? '-';
     this.options.log.warn(`access decision=${enforce ? 'deny' : 'would_deny'} reason=${reason} route=${route} org=${org} credential=${credential}`);
     if (!enforce) return;
-    if (reason === 'bot_unavailable') throw new HttpError(503, 'Discord is unavailable; try again shortly', reason);
+    if (reason === 'bot_unavailable' || reason === 'bot_not_in_server') throw new HttpError(503, messages[reason], reason);
     throw new HttpError(403, messages[reason], reason);
   }
 
@@ -101,11 +103,15 @@ export class AccessControl {
   }
 
   /**
-   * Run an access check; Discord being unavailable becomes the bot_unavailable decision. Synchronous when the
-   * answer is cached.
+   * Run an access check; Discord being unavailable becomes the bot_unavailable decision, and Discord not knowing
+   * the org's server (the bot was removed from it, or the org names a wrong one) bot_not_in_server: nobody can be
+   * checked there. Synchronous when the answer is cached.
    */
   check(request: FastifyRequest, credential: CredentialKind, reason: AccessReason, allowed: () => boolean | Promise<boolean>): void | Promise<void> {
     const unavailable = (err: unknown) => {
+      if (err instanceof DiscordRequestError && err.status === 404 && err.code === RESTJSONErrorCodes.UnknownGuild) {
+        return this.deny(request, 'bot_not_in_server', credential);
+      }
       if (!(err instanceof DiscordUnavailable)) throw err;
       this.deny(request, 'bot_unavailable', credential);
     };
@@ -130,6 +136,7 @@ const messages: Record<AccessReason, string> = {
   no_discord_id: 'This credential has no Discord identity',
   no_platform_credential: 'This route needs a platform token',
   bot_unavailable: 'Discord is unavailable; try again shortly',
+  bot_not_in_server: 'The bot is not in this org\'s Discord server: an officer must add it (or fix the org\'s server id)',
   oauth_state_mismatch: 'Sign-in state does not match; start the sign-in again',
   member_login_unverified: 'The identity-provider token does not match this email',
   not_member: 'You are not a member of this org\'s server',

@@ -3,7 +3,7 @@
 // here and sent as the day after, as the API wants), a repeat preset that writes an RRULE (a custom rule from a
 // tool is kept), location, description and whether it is public. The server checks everything; its error names the field.
 import { useState, type FormEvent } from 'react';
-import { Button, Card, ErrorNote, Field, apiFetch } from '@quad/web/sdk';
+import { Button, Card, Field, SaveOutcome, apiFetch } from '@quad/web/sdk';
 import {
   PRESETS, browserZone, errorField, localValue, nextDay, presetOf, useCalendarBase, useRefresh, zonedIso, zoneNames,
   type CalendarEvent, type PresetId,
@@ -116,8 +116,7 @@ export function EventForm({ event, onDone }: { event: CalendarEvent | null; onDo
           {event && <Button onClick={onDone}>Cancel</Button>}
         </span>
       </form>
-      {error !== null && <ErrorNote error={error} title={event ? 'Not saved' : 'Not added'} />}
-      {saved && error === null && <p role="status" style={{ color: 'var(--ok)' }}>{saved}</p>}
+      <SaveOutcome error={error} saved={saved} failedTitle={event ? 'Not saved' : 'Not added'} />
     </Card>
   );
 }

@@ -2,8 +2,8 @@
 // (write-only: an edit shows only whether one is set and takes a new one, a blank field keeps it), every_hours,
 // enabled and the kind's config fields with their defaults. The server checks everything; its error names the field.
 import { useState, type FormEvent } from 'react';
-import { Button, Card, ErrorNote, Field, apiFetch } from '@quad/web/sdk';
-import { EVERY_HOURS, KINDS, SOURCES, configOf, draftOf, errorField, feedPath, ok, row, useFeedsBase, useRefresh, type Draft, type Feed, type Kind } from './common.js';
+import { Button, Card, Field, SaveOutcome, apiFetch } from '@quad/web/sdk';
+import { EVERY_HOURS, KINDS, SOURCES, configOf, draftOf, errorField, feedPath, row, useFeedsBase, useRefresh, type Draft, type Feed, type Kind } from './common.js';
 
 export function FeedForm({ kind, feed, onDone }: { kind: Kind; feed: Feed | null; onDone: () => void }) {
   const base = useFeedsBase();
@@ -94,8 +94,7 @@ export function FeedForm({ kind, feed, onDone }: { kind: Kind; feed: Feed | null
           {feed && <Button onClick={onDone}>Cancel</Button>}
         </span>
       </form>
-      {error !== null && <ErrorNote error={error} title={feed ? 'Not saved' : 'Not added'} />}
-      {saved && error === null && <p role="status" style={ok}>{saved}</p>}
+      <SaveOutcome error={error} saved={saved} failedTitle={feed ? 'Not saved' : 'Not added'} />
     </Card>
   );
 }

@@ -2,8 +2,8 @@
 // secret env (names of org secrets hostprov.env_<key>, set on Settings → Secrets) and the health check. The server
 // checks every rule; its error names the field.
 import { useState, type FormEvent } from 'react';
-import { Button, Card, DashboardLink, ErrorNote, Field, apiFetch } from '@quad/web/sdk';
-import { ok, row, useAppsBase, useRefresh } from './common.js';
+import { Button, Card, DashboardLink, Field, SaveOutcome, apiFetch } from '@quad/web/sdk';
+import { row, useAppsBase, useRefresh } from './common.js';
 
 /** `8080/http, 9000/tcp` → ports; a bare number is http. */
 function parsePorts(text: string) {
@@ -90,8 +90,7 @@ export function RegisterForm() {
         </div>
         <Button type="submit" variant="primary" disabled={busy}>Register app</Button>
       </form>
-      {error !== null && <ErrorNote error={error} title="Not registered" />}
-      {saved && error === null && <p role="status" style={ok}>{saved}</p>}
+      <SaveOutcome error={error} saved={saved} failedTitle="Not registered" />
     </Card>
   );
 }

@@ -1,6 +1,6 @@
 // The org's settings (PUT /settings): the Discord channel, the UTC hour, points per solve, enabled.
 import { useEffect, useState, type FormEvent } from 'react';
-import { Button, Card, ErrorNote, Field, Loading, apiFetch, useApi } from '@quad/web/sdk';
+import { Button, Card, ErrorNote, Field, Loading, SaveOutcome, apiFetch, useApi } from '@quad/web/sdk';
 import { useBase, useRefresh, type Settings } from './common.js';
 
 export function SettingsForm() {
@@ -56,8 +56,7 @@ export function SettingsForm() {
         </label></p>
         <Button type="submit" variant="primary" disabled={busy}>Save settings</Button>
       </form>
-      {error !== null && <ErrorNote error={error} title="Not saved" />}
-      {saved && error === null && <p role="status">Settings saved.</p>}
+      <SaveOutcome error={error} saved={saved && 'Settings saved.'} failedTitle="Not saved" />
     </Card>
   );
 }

@@ -1,8 +1,8 @@
 // Add a monitor (POST /monitors) or change the one being edited (PUT /monitors/<id>): name, URL, interval, expected
 // status, timeout, keyword, failures before down, paused. The server checks everything; its error names the field.
 import { useState, type FormEvent } from 'react';
-import { Button, Card, ErrorNote, Field, apiFetch } from '@quad/web/sdk';
-import { BOUNDS, errorField, monitorPath, ok, row, useRefresh, useUptimeBase, type Monitor } from './common.js';
+import { Button, Card, Field, SaveOutcome, apiFetch } from '@quad/web/sdk';
+import { BOUNDS, errorField, monitorPath, row, useRefresh, useUptimeBase, type Monitor } from './common.js';
 
 type Numbers = 'interval_seconds' | 'expected_status' | 'timeout_ms' | 'down_after';
 const NUMBERS: [Numbers, string, string][] = [
@@ -77,8 +77,7 @@ export function MonitorForm({ monitor, onDone }: { monitor: Monitor | null; onDo
           {monitor && <Button onClick={onDone}>Cancel</Button>}
         </span>
       </form>
-      {error !== null && <ErrorNote error={error} title={monitor ? 'Not saved' : 'Not added'} />}
-      {saved && error === null && <p role="status" style={ok}>{saved}</p>}
+      <SaveOutcome error={error} saved={saved} failedTitle={monitor ? 'Not saved' : 'Not added'} />
     </Card>
   );
 }

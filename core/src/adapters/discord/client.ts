@@ -93,17 +93,13 @@ export class DiscordClient {
     }));
   }
 
-  /**
-   * The member, or null when Discord says Unknown Member (404 code 10007) or Unknown Guild (10004: the bot is not in
-   * the server, so nobody can be found a member there); any other failure throws.
-   */
+  /** The member, or null when Discord says Unknown Member (404 code 10007); any other failure throws. */
   async member(guildId: string, userId: string): Promise<DiscordMember | null> {
     const route = Routes.guildMember(snowflake(guildId, 'guildId'), snowflake(userId, 'userId'));
     try {
       return toMember(await this.bot('GET', route));
     } catch (err) {
-      if (err instanceof DiscordRequestError && err.status === 404
-        && (err.code === RESTJSONErrorCodes.UnknownMember || err.code === RESTJSONErrorCodes.UnknownGuild)) return null;
+      if (err instanceof DiscordRequestError && err.status === 404 && err.code === RESTJSONErrorCodes.UnknownMember) return null;
       throw err;
     }
   }

@@ -14,7 +14,7 @@ export { EmptyState } from './ui/empty-state.js';
 export { ConfirmDialog } from './ui/dialog.js';
 export { Page } from './ui/page.js';
 export { Tabs, tabId, type Tab } from './ui/tabs.js';
-export { ErrorNote, Loading } from './ui/notes.js';
+export { ErrorNote, Loading, SaveOutcome } from './ui/notes.js';
 export type { PageProps, MemberPageProps } from './page-props.js';
 export { LineChart, summarize } from './ui/line-chart.js';
 export { usePagedApi, type PageAnswer } from './paged.js';
