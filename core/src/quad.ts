@@ -31,6 +31,9 @@ import { secretsModule } from './secrets/module.js';
 import { SecretStore } from './secrets/store.js';
 import { eventsModule } from './events/module.js';
 import { dashboardModule } from './dashboard/module.js';
+import { Metrics } from './metrics/metrics.js';
+import { metricsPolicy } from './metrics/access.js';
+import { buildMetricsListener } from './metrics/listener.js';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -48,7 +51,7 @@ export interface StartOptions {
   modules?: Module[];
   /** Apply migrations before starting. Default: true. */
   migrate?: boolean;
-  /** Listen on PORT. Default: true (tests use inject and pass false). */
+  /** Listen on PORT, TOOL_PORT and METRICS_PORT. Default: true (tests use inject and pass false). */
   listen?: boolean;
   logger?: FastifyBaseLogger;
   /** Why the database has no pgvector, when the caller knows (the embedded database says). */
@@ -73,6 +76,10 @@ export interface Quad {
   /** The MCP tool server on TOOL_PORT, when the role includes the API. */
   mcp: FastifyInstance | null;
   tools: ToolService;
+  /** This process's Prometheus metrics (one registry per instance). */
+  metrics: Metrics;
+  /** The metrics-only listener on METRICS_PORT, when set. */
+  metricsListener: FastifyInstance | null;
   close(): Promise<void>;
 }
 
@@ -103,6 +110,9 @@ export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
     Object.keys(mod.settings.properties).forEach((k) => known.add(k));
     const values = collect(() => source.resolve(mod.settings!));
     if (values) moduleSettings.set(mod.name, values);
+  }
+  if (settings?.METRICS_PORT !== undefined && !settings.METRICS_TOKEN) {
+    problems.push('METRICS_PORT: needs METRICS_TOKEN (the listener serves the metrics to that bearer token only); set it, or unset METRICS_PORT');
   }
   problems.push(...source.unknownSettings(known));
   problems.push(...new LimitsEngine(registry, (n) => source.raw(n)).settingProblems());
@@ -145,16 +155,20 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   }
   const policies = new AuthPolicies();
   registerAuthPolicies(policies, auth);
+  policies.register('metrics', metricsPolicy(settings.METRICS_TOKEN));
+  const metrics = new Metrics();
+  if (settings.METRICS_TOKEN) metrics.collectProcessMetrics();
 
-  const tools = new ToolService(orm, services, log);
+  const tools = new ToolService(orm, services, log, metrics);
   let app: FastifyInstance | null = null;
+  let metricsListener: FastifyInstance | null = null;
   let mcp: FastifyInstance | null = null;
   let worker: Worker | null = null;
   let daemons: Daemons | null = null;
   try {
     await listener.start();
     if (role !== 'worker') {
-      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, version: VERSION, logger: log });
+      app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, metrics, version: VERSION, logger: log });
       // Loaded here, not at the top: the MCP SDK (and zod) take half a second to load, which the CLI's commands and
       // worker processes never need.
       const { buildMcpApp } = await import('./tools/mcp-server.js');
@@ -166,10 +180,15 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       }
     }
     if (role !== 'api') {
-      worker = await startWorker({ connectionString: url, orm, services, orgs, log, concurrency: settings.JOB_THREADS });
+      worker = await startWorker({ connectionString: url, orm, services, orgs, log, concurrency: settings.JOB_THREADS, metrics });
       daemons = await startDaemons({ url, orm, services, log, retryMs: settings.DAEMON_RETRY_MS });
     }
+    if (settings.METRICS_PORT !== undefined && settings.METRICS_TOKEN) {
+      metricsListener = await buildMetricsListener({ metrics, token: settings.METRICS_TOKEN, log });
+      if (options.listen !== false) await metricsListener.listen({ port: settings.METRICS_PORT, host: settings.HOST });
+    }
   } catch (err) {
+    await metricsListener?.close();
     await app?.close();
     await mcp?.close();
     await worker?.stop();
@@ -184,8 +203,9 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     await mcp?.close();
     await daemons?.stop();
     await worker?.stop(); // then let running jobs finish and release their locks
+    await metricsListener?.close(); // scraped until the jobs are done
     await listener.stop();
     await orm.close();
   })());
-  return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, worker, daemons, close };
+  return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, metrics, metricsListener, worker, daemons, close };
 }

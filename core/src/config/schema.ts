@@ -28,6 +28,14 @@ export const SettingsSchema = Type.Object({
   PLUGINS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugin packages or paths to load, comma-separated in the environment; replaces the list of config/default.json' }),
   PLUGINS_EXTRA: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'plugins to load besides PLUGINS (without repeating its list), comma-separated in the environment' }),
 
+  // Metrics (README "Metrics"): off until a token is set.
+  METRICS_TOKEN: Type.Optional(Type.String({
+    pattern: '^\\S{16,}$', errorMessage: 'must be at least 16 characters, without spaces',
+    hint: 'generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))"',
+    description: 'bearer token a Prometheus server sends to GET /metrics; unset: /metrics answers 404 and no metrics are exposed',
+  })),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'a metrics-only listener on this port (GET /metrics, same token), in any role: how worker processes are scraped; needs METRICS_TOKEN; unset: none' })),
+
   TOOL_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8001, description: 'port of the MCP tool server (path /mcp)' }),
   TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
 

@@ -1,5 +1,5 @@
-// The Fastify app: error handling, body limit, security headers, CORS, request ids, the auth/org/module hooks,
-// OpenAPI, and every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
+// The Fastify app: error handling, body limit, security headers, CORS, request ids, request metrics, the
+// auth/org/module hooks, OpenAPI, and every module's routes. Data flows one way: auth -> org resolver -> module gate -> handler.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cors from '@fastify/cors';
 import jwt from '@fastify/jwt';
@@ -14,6 +14,8 @@ import type { AuthPolicies } from './auth-policies.js';
 import type { AuthServices } from '../auth/index.js';
 import type { OrgCache } from '../orgs/org-cache.js';
 import type { ToolService } from '../tools/tool-service.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { metricsRoutes } from '../metrics/routes.js';
 import { installErrorHandling } from './error-handler.js';
 import { mountRoutes } from './mount.js';
 import { finishDocument, SECURITY_SCHEMES } from './openapi.js';
@@ -36,6 +38,8 @@ export interface HttpAppOptions {
   auth: AuthServices;
   orgs: OrgCache;
   tools: ToolService;
+  /** Where the request counter and latency histogram are recorded; served at GET /metrics. */
+  metrics: Metrics;
   version: string;
   logger: FastifyBaseLogger;
 }
@@ -85,6 +89,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
+  // Every answer (404s and refusals too) is counted and timed, by route pattern: see metrics/metrics.ts.
+  app.addHook('onResponse', options.metrics.onResponse);
   app.decorate('auth', options.auth);
   app.decorate('orgs', options.orgs);
   app.decorate('tools', options.tools);
@@ -133,6 +139,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   }, { module: 'docs', registry, policies, gate: false, defaultAuth: 'public' });
   // The dashboard, the store pages and the plugins' page bundles: static files, public.
   await mountRoutes(app, webRoutes(registry), { module: 'web', registry, policies, gate: false, defaultAuth: 'public' });
+  // The Prometheus exposition, for the METRICS_TOKEN bearer only (404 while it is unset).
+  await mountRoutes(app, metricsRoutes(options.metrics), { module: 'core', registry, policies, gate: false });
 
   for (const mod of registry.modules) {
     if (mod.routes) await mountRoutes(app, mod.routes, { module: mod.name, registry, policies, gate: !mod.core });

@@ -16,7 +16,8 @@ export interface PolicyHandler {
   authorize?(request: FastifyRequest, argument: string | undefined): MaybePromise<void>;
 }
 
-export const POLICY_NAMES = ['public', 'officer', 'dual', 'orgOfficer', 'superadmin', 'member', 'memberOrCli', 'machine', 'officerOrMachine'] as const;
+/** `metrics` is the core's GET /metrics only: the METRICS_TOKEN bearer (metrics/access.ts). */
+export const POLICY_NAMES = ['public', 'officer', 'dual', 'orgOfficer', 'superadmin', 'member', 'memberOrCli', 'machine', 'officerOrMachine', 'metrics'] as const;
 /** Policies that take a scope argument (`machine:<scope>`); `machine` alone accepts any valid machine token. */
 const SCOPED = new Set(['machine', 'officerOrMachine']);
 export type PolicyName = (typeof POLICY_NAMES)[number];

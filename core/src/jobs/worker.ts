@@ -11,6 +11,7 @@ import { publicMessage } from '../http/errors.js';
 import type { JobDecl } from '../modules/types.js';
 import type { OrgCache } from '../orgs/org-cache.js';
 import type { CoreServices } from '../services.js';
+import type { JobOutcome, Metrics } from '../metrics/metrics.js';
 import { payloadProblem } from './payload.js';
 import { RunRecords, type RunRecord } from './run-record.js';
 import { DEFAULT_MAX_ATTEMPTS, RUN_ID, RUN_ORG } from './start.js';
@@ -23,6 +24,8 @@ export interface WorkerOptions {
   orgs: OrgCache;
   log: FastifyBaseLogger;
   concurrency: number;
+  /** Where each run's outcome and time are recorded. Default: nowhere. */
+  metrics?: Metrics;
 }
 
 export interface Worker { runner: Runner; stop(): Promise<void> }
@@ -39,7 +42,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const pool = createPool(options.connectionString, options.concurrency + 2, (err) => options.log.warn({ err }, 'job worker: a database connection failed'));
   const runs = new RunRecords(options.connectionString, options.log);
   const taskList: TaskList = {};
-  for (const job of jobs) taskList[job.name] = (payload, helpers) => runTask(options, runs, job, payload as Record<string, unknown>, helpers);
+  for (const job of jobs) taskList[job.name] = (payload, helpers) => measured(options, job, helpers, () => runTask(options, runs, job, payload as Record<string, unknown>, helpers));
   const runner = await run({
     pgPool: pool,
     concurrency: options.concurrency,
@@ -63,7 +66,22 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   };
 }
 
-async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & { module: string }, raw: Record<string, unknown>, helpers: JobHelpers) {
+/**
+ * Run one attempt and record its outcome and time (quad_jobs_total, quad_job_duration_seconds). An attempt that
+ * throws is `retrying` while graphile-worker has attempts left, `failed` on its last one.
+ */
+async function measured(options: WorkerOptions, job: JobDecl, helpers: JobHelpers, attempt: () => Promise<JobOutcome>) {
+  const began = performance.now();
+  let outcome: JobOutcome = helpers.job.attempts >= helpers.job.max_attempts ? 'failed' : 'retrying';
+  try {
+    outcome = await attempt();
+  } finally {
+    options.metrics?.jobFinished(job.name, outcome, (performance.now() - began) / 1000);
+  }
+}
+
+/** One attempt of a run: how it ended, or the handler's error thrown on (graphile-worker retries it). */
+async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & { module: string }, raw: Record<string, unknown>, helpers: JobHelpers): Promise<JobOutcome> {
   const { orm, services, log } = options;
   const { [RUN_ID]: runId, [RUN_ORG]: orgId, _cron, ...payload } = raw ?? {};
   const attempt = helpers.job.attempts;
@@ -79,16 +97,16 @@ async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & 
   if (problem) {
     // A bad payload will not get better on retry: fail the run for good.
     await finishRun(options, job, run, new Error(`Invalid payload: ${problem}`), true, jobLog);
-    return;
+    return 'failed';
   }
   if (run.orgId != null && !org) {
     await finishRun(options, job, run, new Error(`Org ${run.orgId} no longer exists`), true, jobLog);
-    return;
+    return 'failed';
   }
   if (org && !services.registry.isEnabled(org.modules, job.module)) {
     // The module was switched off after the job was queued: its jobs disappear with it.
     await run.finish({ status: 'skipped', error: `the ${job.module} module is off for this org` });
-    return;
+    return 'skipped';
   }
   try {
     await job.handler({ em, org, payload, log: jobLog, services, attempt });
@@ -97,6 +115,7 @@ async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & 
     throw err; // graphile-worker records the failure and schedules the retry
   }
   await run.finish({ status: 'succeeded' });
+  return 'succeeded';
 }
 
 /**

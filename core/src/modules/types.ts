@@ -14,7 +14,9 @@ import type { CoreServices, ServiceProvision, ServiceRef } from '../core-service
  */
 export type AuthPolicy =
   | 'public' | 'officer' | 'dual' | 'orgOfficer' | 'superadmin' | 'member' | 'memberOrCli' | 'machine'
-  | `machine:${string}` | `officerOrMachine:${string}`;
+  | `machine:${string}` | `officerOrMachine:${string}`
+  /** The core's GET /metrics: a Prometheus server's METRICS_TOKEN, not a credential of people or orgs. */
+  | 'metrics';
 
 export interface ScopeDecl {
   /** `<module>:<verb>`, e.g. `store:read`. */

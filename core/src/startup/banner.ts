@@ -1,5 +1,5 @@
-// The line that says Quad is up: where the API, its documentation, the dashboard and the MCP server answer, and what
-// to do next.
+// The line that says Quad is up: where the API, its documentation, the dashboard, the MCP server and the metrics
+// listener answer, and what to do next.
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Quad, Role } from '../quad.js';
@@ -12,6 +12,8 @@ export async function logReady(quad: Quad, role: Role, ms: number): Promise<void
   if (api) Object.assign(fields, { api, docs: `${api}/docs`, dashboard: quad.settings.DASHBOARD_URL ?? `${api}/dashboard/` });
   const mcp = quad.mcp && baseUrl(quad.mcp);
   if (mcp) fields.mcp = `${mcp}/mcp`;
+  const metrics = quad.metricsListener && baseUrl(quad.metricsListener);
+  if (metrics) fields.metrics = `${metrics}/metrics`;
   const next = await nextStep(quad, api);
   if (next) fields.next = next;
   quad.log.info(fields, 'quad ready');

@@ -48,7 +48,7 @@ export async function runCommand(role: Role, env: NodeJS.ProcessEnv = process.en
     return undefined;
   } catch (err) {
     await shutdown.closeAll();
-    const message = operatorMessage(err, { databaseUrl: url, ports: { PORT: settings.PORT, TOOL_PORT: settings.TOOL_PORT } });
+    const message = operatorMessage(err, { databaseUrl: url, ports: { PORT: settings.PORT, TOOL_PORT: settings.TOOL_PORT, ...(settings.METRICS_PORT !== undefined && { METRICS_PORT: settings.METRICS_PORT }) } });
     if (message) console.error(message);
     else log.fatal({ err }, 'quad failed to start');
     return 1;

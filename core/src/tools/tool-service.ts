@@ -1,9 +1,9 @@
 // The one wrapper every tool call goes through, over MCP and /api/tools alike: the token's scope, the org's
 // module switch and the token's per-integration tool patterns decide what a token sees; an unknown tool and a
 // refused one get the same answer, so a token cannot probe. Each call counts against mcp.calls_per_minute,
-// runs in one transaction bound to the token's org, and is audited. Remote tools (an integration's own MCP server,
-// remote-tools.ts) go through the same checks, count and audit; their repos patterns are checked before anything
-// is sent.
+// runs in one transaction bound to the token's org, is audited, and is counted and timed in the metrics. Remote
+// tools (an integration's own MCP server, remote-tools.ts) go through the same checks, count and audit; their repos
+// patterns are checked before anything is sent.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
@@ -22,6 +22,7 @@ import { toolPatternsAllow } from '../auth/machine-tokens.js';
 import { unstorableValue } from '../http/validation.js';
 import { RemoteTools } from './remote-tools.js';
 import type { ToolListing, ToolOutcome } from './tool-types.js';
+import { UNKNOWN_TOOL, type Metrics, type ToolCallOutcome } from '../metrics/metrics.js';
 
 export const CALLS_PER_MINUTE = 'mcp.calls_per_minute';
 
@@ -65,6 +66,17 @@ function deepFreeze<T>(value: T): T {
 
 const unknownTool = (name: string): ToolOutcome => ({ ok: false, status: 404, error: `Unknown tool "${name}"`, reason: 'unknown_tool' });
 
+/** A call's outcome as the metrics count it. */
+function metricOutcome(outcome: ToolOutcome): ToolCallOutcome {
+  if (outcome.ok) {
+    if ('confirm_required' in outcome) return 'confirm_required';
+    return outcome.remote && (outcome.result as { isError?: boolean }).isError === true ? 'tool_error' : 'ok';
+  }
+  if (outcome.status === 429) return 'rate_limited';
+  if (outcome.status === 503) return 'unavailable';
+  return outcome.status >= 500 ? 'error' : 'refused';
+}
+
 export class ToolService {
   private readonly checks = new WeakMap<object, TypeCheck<TSchema>>();
   /** Built once per tool: the registry does not change while the process runs. */
@@ -78,7 +90,11 @@ export class ToolService {
   /** Remote integrations' tools. */
   readonly remote: RemoteTools;
 
-  constructor(private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger) {
+  constructor(
+    private readonly orm: MikroORM, readonly services: CoreServices, private readonly log: FastifyBaseLogger,
+    /** Where each call's outcome and time are recorded. Default: nowhere. */
+    private readonly metrics?: Metrics,
+  ) {
     this.pool = rawQuery(orm);
     this.reads = forkFor(orm);
     this.remote = new RemoteTools(services, log);
@@ -189,12 +205,24 @@ export class ToolService {
    * 500 with `request_id` (the HTTP request's id, or a new one) and no detail, which goes to the error log.
    */
   async call(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown> = {}, via: 'mcp' | 'api' = 'api', requestId: string = randomUUID()): Promise<ToolOutcome> {
+    const began = performance.now();
+    // Counted under a name the registry or a remote server's listing knows; any other name is `unknown`, so a caller
+    // cannot make a series per name it sends.
+    const label = { tool: UNKNOWN_TOOL };
+    const outcome = await this.dispatch(org, caller, name, args, via, requestId, label);
+    this.metrics?.toolCalled(label.tool, metricOutcome(outcome), (performance.now() - began) / 1000);
+    return outcome;
+  }
+
+  /** `call`, which sets `label.tool` once the name is known to be a tool (local, or listed by its remote server). */
+  private async dispatch(org: OrgSnapshot, caller: ToolCaller, name: string, args: Record<string, unknown>, via: 'mcp' | 'api', requestId: string, label: { tool: string }): Promise<ToolOutcome> {
     const tool = this.services.registry.tools.get(name);
     const audit = { org, caller, name, via };
     if (!tool) {
       const integration = this.remote.integrationOf(name);
-      return integration ? this.callRemote(audit, integration, args ?? {}, requestId) : this.refuse(audit, unknownTool(name));
+      return integration ? this.callRemote(audit, integration, args ?? {}, requestId, label) : this.refuse(audit, unknownTool(name));
     }
+    label.tool = tool.name;
     const { confirm, ...input } = args ?? {};
     if (!this.allowed(tool, org, caller)) return this.refuse(audit, unknownTool(name));
     const problem = this.problem(tool, input);
@@ -209,7 +237,7 @@ export class ToolService {
    * against the token's repos patterns before anything is sent, then counted and audited by the same wrapper. Its
    * arguments go to the remote server as they are (a remote tool's own `confirm` included).
    */
-  private async callRemote(audit: AuditFields, integration: string, args: Record<string, unknown>, requestId: string): Promise<ToolOutcome> {
+  private async callRemote(audit: AuditFields, integration: string, args: Record<string, unknown>, requestId: string, label: { tool: string }): Promise<ToolOutcome> {
     const { org, caller, name } = audit;
     const limits = caller.limits[integration];
     if (!this.remote.grantingScope(org, caller.scopes, integration) || !toolPatternsAllow(limits?.tools, name)) return this.refuse(audit, unknownTool(name));
@@ -220,6 +248,7 @@ export class ToolService {
       const listing = await this.remote.listing(this.reads, org.id, integration, states.get(integration)!);
       const tool = listing?.byName.get(name);
       if (!listing || !tool) return unknownTool(name);
+      label.tool = name;
       const problem = listing.problem(tool, args);
       if (problem) return { ok: false, status: 400, error: `Invalid input for ${name}: ${problem}`, reason: 'invalid_input' };
       return { ok: true, result: await this.remote.call(this.reads, org.id, tool, args), remote: true };
