@@ -255,9 +255,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     }), 201, 'hosting app');
     const deploy = await expectStatus(await as(officer, 'POST', `/api/dashboard${o}/apps/probe/deploys`, { tag: 'v1' }), 202, 'hosting deploy');
     // The deploy job, run here (no worker), makes the app's pod on the victim's provider account.
-    await quad.services.registry.jobs.get('hostprov.deploy')!.handler({
-      em: quad.emFor(v.org.id), org: v.org, payload: { deploy_id: deploy.id }, services: quad.services, log: quad.log, attempt: 1,
-    } as never);
+    await quad.runJob('hostprov.deploy', { deploy_id: deploy.id }, v.org.id);
     await expectStatus(await as(officer, 'POST', `/api/uptime${o}/monitors`, { name: `${MARKER} monitor`, url: `${search.url}/healthz` }), 201, 'uptime monitor');
     await expectStatus(await as(officer, 'POST', `/api/calendar${o}/events`, {
       title: `${MARKER} meeting`, description: `${MARKER} agenda`, start_at: '2030-01-07T18:00:00-05:00', end_at: '2030-01-07T19:00:00-05:00',

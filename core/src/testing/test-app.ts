@@ -74,6 +74,11 @@ export interface TestApp extends Quad {
   routes(prefix?: string): string[];
   /** An EntityManager fork bound to an org (the org filter set), as a job or request of that org has. */
   emFor(orgId: number): ReturnType<typeof forkFor>;
+  /**
+   * Run a job's handler here and now, as the worker would run one attempt (no job_runs row): for the org `orgId`,
+   * or with no org (a cron run) when it is null. Tests of a role without a worker use it.
+   */
+  runJob(name: string, payload: Record<string, unknown>, orgId: number | null): Promise<void>;
   /** A machine token of the org, made as an officer would (name and kind default to `test` and `app`). */
   issueToken(orgId: number, request: Partial<TokenRequest> & { scopes: string[] }): Promise<IssuedToken>;
 }
@@ -125,6 +130,13 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     waitForRun: (runId, timeoutMs) => waitForRun(quad.orm, runId, timeoutMs),
     routes: (prefix = '') => routeList(quad.app!, prefix),
     emFor: (orgId) => forkFor(quad.orm, orgId),
+    async runJob(name, payload, orgId) {
+      const job = quad.services.registry.jobs.get(name);
+      if (!job) throw new Error(`No job "${name}" is declared`);
+      const org = orgId === null ? null : await quad.orm.em.fork().findOneOrFail(Organization, { id: orgId });
+      const em = orgId === null ? quad.orm.em.fork() : forkFor(quad.orm, orgId);
+      await job.handler({ em, org, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as Parameters<typeof job.handler>[0]);
+    },
     issueToken: (orgId, request) => issueToken(quad.orm.em.fork(), quad.services, orgId,
       { name: 'test', kind: 'app', ...request }, { kind: 'officer', actor: 'officer:test' }),
   };

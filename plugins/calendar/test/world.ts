@@ -3,7 +3,7 @@
 // the sync reads) with the calendar on, and org beta with the calendar on but its own officer-less data.
 import type { LightMyRequestResponse } from 'fastify';
 import { bearer, signInOfficer, startSignInWorld, type SignInWorld } from '@quad/core/testing';
-import type { JobContext, OrganizationEntity } from '@quad/core';
+import type { OrganizationEntity } from '@quad/core';
 
 export interface CalendarWorld extends SignInWorld {
   beta: OrganizationEntity;
@@ -28,10 +28,6 @@ export async function startCalendarWorld(t: Host): Promise<CalendarWorld> {
       method, url: `/api/calendar/${org}${path}`, headers: bearer(officerToken), ...(payload !== undefined && { payload: payload as object }),
     }),
     sql: (text, params = []) => em.getConnection().execute(text, params as never[]),
-    async runJob(name, payload, orgId = world.org.id) {
-      const job = quad.services.registry.jobs.get(name)!;
-      const org = orgId === null ? null : await quad.orm.em.fork().findOne('Organization', { id: orgId });
-      await job.handler({ em: orgId === null ? quad.orm.em.fork() : quad.emFor(orgId), org, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-    },
+    runJob: (name, payload, orgId = world.org.id) => quad.runJob(name, payload, orgId),
   };
 }

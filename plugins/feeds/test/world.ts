@@ -6,7 +6,7 @@ import {
   allowOutside, bearer, signInOfficer, startFakeDiscord, startFakeHackathons, startFakeRepoFiles, startSignInWorld,
   type FakeDiscord, type FakeHackathons, type FakeRepoFiles, type SignInWorld,
 } from '@quad/core/testing';
-import type { JobContext, OrganizationEntity } from '@quad/core';
+import type { OrganizationEntity } from '@quad/core';
 
 export const SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -50,11 +50,7 @@ export async function startFeedsWorld(t: Host, config: Record<string, unknown> =
       method, url: `/api/feeds/${org}${path}`, headers: bearer(officerToken), ...(payload !== undefined && { payload: payload as object }),
     }),
     sql: (text, params = []) => em.getConnection().execute(text, params as never[]),
-    async runJob(name, payload, orgId = world.org.id) {
-      const job = quad.services.registry.jobs.get(name)!;
-      const org = orgId === null ? null : await quad.orm.em.fork().findOne('Organization', { id: orgId });
-      await job.handler({ em: orgId === null ? quad.orm.em.fork() : quad.emFor(orgId), org, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-    },
+    runJob: (name, payload, orgId = world.org.id) => quad.runJob(name, payload, orgId),
   };
 }
 

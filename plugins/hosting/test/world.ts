@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import {
   bearer, signInOfficer, startFakeHostprov, startSignInWorld, type FakeHostprov, type SignInWorld,
 } from '@quad/core/testing';
-import type { JobContext, OrganizationEntity } from '@quad/core';
+import type { OrganizationEntity } from '@quad/core';
 
 export const API_KEY = 'hp-hosting-key';
 const SECRETS_KEY = Buffer.alloc(32, 5).toString('base64');
@@ -45,11 +45,7 @@ export async function startHostingWorld(t: Host, config: Record<string, unknown>
   const em = quad.orm.em.fork();
   const sql: HostingWorld['sql'] = (text, params = []) => em.getConnection().execute(text, params as never[]);
   const done = new Set<number>();
-  const runJob: HostingWorld['runJob'] = async (name, payload, orgId = org.id) => {
-    const job = quad.services.registry.jobs.get(name)!;
-    const orgRow = orgId === null ? null : await quad.orm.em.fork().findOne('Organization', { id: orgId });
-    await job.handler({ em: orgId === null ? quad.orm.em.fork() : quad.emFor(orgId), org: orgRow, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-  };
+  const runJob: HostingWorld['runJob'] = (name, payload, orgId = org.id) => quad.runJob(name, payload, orgId);
   return {
     ...world, fake, beta, officerToken, sql, runJob,
     call: (method, path, payload, prefix = 'acm') => quad.api.inject({

@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import {
   bearer, cookieFrom, signInOfficer, startFakeLeetCode, startSignInWorld, type FakeLeetCode, type FakeUser, type SignInWorld,
 } from '@quad/core/testing';
-import type { JobContext, OrganizationEntity } from '@quad/core';
+import type { OrganizationEntity } from '@quad/core';
 
 export interface LeetCodeWorld extends SignInWorld {
   leetcode: FakeLeetCode;
@@ -57,11 +57,7 @@ export async function startLeetCodeWorld(t: Host, options: { points?: boolean; c
   const em = quad.orm.em.fork();
   const sql = <T>(text: string, params: unknown[] = []) => em.getConnection().execute(text, params as never[]) as Promise<T[]>;
 
-  async function runJob(name: string, payload: Record<string, unknown>, orgId: number | null = null) {
-    const job = quad.services.registry.jobs.get(name)!;
-    const org = orgId === null ? null : await quad.orm.em.fork().findOne('Organization', { id: orgId });
-    await job.handler({ em: orgId === null ? quad.orm.em.fork() : quad.emFor(orgId), org, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-  }
+  const runJob = (name: string, payload: Record<string, unknown>, orgId: number | null = null) => quad.runJob(name, payload, orgId);
 
   return {
     ...world, leetcode, beta, gamma, carol, dave, officerToken, sql, runJob,

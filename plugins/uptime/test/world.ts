@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import {
   allowOutside, bearer, signInOfficer, startMonitoredSite, startSignInWorld, type MonitoredSite, type SignInWorld,
 } from '@quad/core/testing';
-import type { JobContext, OrganizationEntity } from '@quad/core';
+import type { OrganizationEntity } from '@quad/core';
 
 export interface UptimeWorld extends SignInWorld {
   site: MonitoredSite;
@@ -39,10 +39,7 @@ export async function startUptimeWorld(t: Host, config: Record<string, unknown> 
     call: (method, path, payload, org = 'acm') => quad.api.inject({
       method, url: `/api/uptime/${org}${path}`, headers: bearer(officerToken), ...(payload !== undefined && { payload: payload as object }),
     }),
-    async runJob(name, payload = {}) {
-      const job = quad.services.registry.jobs.get(name)!;
-      await job.handler({ em: quad.orm.em.fork(), org: null, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-    },
+    runJob: (name, payload = {}) => quad.runJob(name, payload, null),
     async insertMonitor(orgId, fields) {
       const row = { name: 'probe', url: site.url(), ...fields };
       const keys = Object.keys(row);
