@@ -180,7 +180,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       }
     }
     if (role !== 'api') {
-      worker = await startWorker({ connectionString: url, orm, services, orgs, log, concurrency: settings.JOB_THREADS, metrics });
+      worker = await startWorker({ connectionString: url, orm, services, orgs, log, concurrency: settings.JOB_THREADS, sweepMs: settings.JOB_SWEEP_MS, metrics });
       daemons = await startDaemons({ url, orm, services, log, retryMs: settings.DAEMON_RETRY_MS });
     }
     if (settings.METRICS_PORT !== undefined && settings.METRICS_TOKEN) {

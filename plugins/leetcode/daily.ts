@@ -1,7 +1,11 @@
 // Posting the daily problem to an org's channel. The unique (org, date) row of leetcode_posts is the claim: a run
-// posts only when it inserted the row or took over a failed one (or a claim left by a crashed run more than 10
-// minutes ago, or, with force, a posted one), so a retried or concurrent run posts once. A failed post marks the row
-// failed and raises the problem leetcode.post_failed; a good post clears it and emits leetcode.posted.
+// posts only when it inserted the row or took over a failed one (or its own, when it is a retry of the run that
+// claimed it; or a claim left by a crashed run more than 10 minutes ago; or, with force, a posted one), so a retried
+// or concurrent run posts once. The message carries a nonce Discord enforces, the same for every attempt of a claim:
+// a retry whose earlier attempt posted but died before recording it gets that message back instead of a second one.
+// A failed post marks the row failed and raises the problem leetcode.post_failed; a good post clears it and emits
+// leetcode.posted.
+import { createHash } from 'node:crypto';
 import { DiscordRequestError, DiscordUnavailable, type CoreServices, type EntityManager } from '@quad/core';
 import type { DailyProblem } from './leetcode-api.js';
 import { dailyMessage } from './messages.js';
@@ -16,7 +20,7 @@ export type PostOutcome =
   | { status: 'no_channel' }
   | { status: 'failed'; date: string; error: string };
 
-interface Ctx { em: EntityManager; services: CoreServices }
+interface Ctx { em: EntityManager; services: CoreServices; /** The job run's key (JobContext.runKey). */ runKey: string }
 
 /** What officers read when a post fails: Discord's own words for a refusal, never an address or a token. */
 function describeFailure(err: unknown): string {
@@ -32,32 +36,40 @@ export async function raisePostProblem(em: EntityManager, services: CoreServices
   await services.raiseProblem(em, { orgId, key: PROBLEM_KEY, title: 'The LeetCode daily problem was not posted', message, data: { date } });
 }
 
-/** Claim the org's row for the problem's day; true when this run is to post. */
-async function claim(em: EntityManager, orgId: number, channelId: string, problem: DailyProblem, now: Date, force: boolean): Promise<boolean> {
-  const rows = await em.execute(
-    `insert into leetcode_posts (organization_id, date, question_id, title, slug, difficulty, link, tags, status, channel_id, claimed_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'posting', ?, ?)
+/**
+ * Claim the org's row for the problem's day: the claim's nonce when this run is to post, null when not. The nonce
+ * names the row and the claiming run, so every attempt of one run sends the same and another run a new one.
+ */
+async function claim(em: EntityManager, orgId: number, channelId: string, problem: DailyProblem, now: Date, force: boolean, runKey: string): Promise<string | null> {
+  const rows = await em.execute<{ id: number }[]>(
+    `insert into leetcode_posts (organization_id, date, question_id, title, slug, difficulty, link, tags, status, channel_id, claimed_at, claim_key)
+     values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, 'posting', ?, ?, ?)
      on conflict (organization_id, date) do update set question_id = excluded.question_id, title = excluded.title, slug = excluded.slug,
        difficulty = excluded.difficulty, link = excluded.link, tags = excluded.tags, status = 'posting', channel_id = excluded.channel_id,
-       claimed_at = excluded.claimed_at, error = null
+       claimed_at = excluded.claimed_at, claim_key = excluded.claim_key, error = null
      where leetcode_posts.status = 'failed'
+        or (leetcode_posts.status = 'posting' and leetcode_posts.claim_key = excluded.claim_key)
         or (leetcode_posts.status = 'posting' and leetcode_posts.claimed_at < excluded.claimed_at - make_interval(mins => ?))
         or (?::boolean and leetcode_posts.status = 'posted')
      returning id`,
     [orgId, problem.date, problem.questionId, problem.title, problem.slug, problem.difficulty, problem.link, JSON.stringify(problem.tags),
-      channelId, now, STALE_CLAIM_MINUTES, force]);
-  return rows.length === 1;
+      channelId, now, runKey, STALE_CLAIM_MINUTES, force]);
+  return rows.length === 1 ? postNonce(rows[0]!.id, runKey) : null;
 }
 
+/** Discord keeps a nonce to 25 characters. */
+const postNonce = (postId: number, runKey: string) => createHash('sha256').update(`leetcode:${postId}:${runKey}`).digest('base64url').slice(0, 25);
+
 /** Post the problem to the org's channel unless this day's post is done (or being done). Failures are outcomes. */
-export async function postDaily({ em, services }: Ctx, orgId: number, problem: DailyProblem, opts: { now: Date; force?: boolean }): Promise<PostOutcome> {
+export async function postDaily({ em, services, runKey }: Ctx, orgId: number, problem: DailyProblem, opts: { now: Date; force?: boolean }): Promise<PostOutcome> {
   const settings = await readSettings(em, orgId);
   if (!settings.channel_id) return { status: 'no_channel' };
   // The claim commits on its own, so concurrent runs see it at once.
-  if (!(await claim(em, orgId, settings.channel_id, problem, opts.now, opts.force ?? false))) return { status: 'already_posted', date: problem.date };
+  const nonce = await claim(em, orgId, settings.channel_id, problem, opts.now, opts.force ?? false, runKey);
+  if (!nonce) return { status: 'already_posted', date: problem.date };
   let messageId: string;
   try {
-    messageId = (await services.discord.postMessage(settings.channel_id, dailyMessage(problem))).id;
+    messageId = (await services.discord.postMessage(settings.channel_id, { ...dailyMessage(problem), nonce, enforce_nonce: true })).id;
   } catch (err) {
     const error = describeFailure(err);
     await em.transactional(async (tx) => {

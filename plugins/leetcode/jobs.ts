@@ -38,7 +38,7 @@ export const dailyJob = defineJob({
   payload: Type.Object({ now: Now }, { additionalProperties: false }),
   // A failed org is retried by the next hourly run; a retry of the whole run would only repeat the others' checks.
   maxAttempts: 1,
-  async handler({ em, services, payload, log }) {
+  async handler({ em, services, payload, log, runKey }) {
     const now = nowOf(payload);
     let problem: DailyProblem | null = null;
     let unavailable: string | null = null;
@@ -64,7 +64,7 @@ export const dailyJob = defineJob({
       }
       for (const orgId of orgs) {
         try {
-          const outcome = await postDaily({ em, services }, orgId, problem, { now });
+          const outcome = await postDaily({ em, services, runKey }, orgId, problem, { now });
           tally[outcome.status] = (tally[outcome.status] ?? 0) + 1;
         } catch (err) {
           // A fault of ours for one org (logged, its row marked failed) must not keep the others from their post.
@@ -83,7 +83,7 @@ export const postJob = defineJob({
   payload: Type.Object({ force: Type.Boolean({ default: false }), now: Now }, { additionalProperties: false }),
   once: 'org',
   maxAttempts: 2,
-  async handler({ em, org, services, payload, log }) {
+  async handler({ em, org, services, payload, log, runKey }) {
     const now = nowOf(payload);
     let problem: DailyProblem;
     try {
@@ -94,7 +94,7 @@ export const postJob = defineJob({
       log.warn({ err: err.message }, 'leetcode.post: LeetCode did not answer');
       return;
     }
-    const outcome = await postDaily({ em, services }, org!.id, problem, { now, force: payload.force });
+    const outcome = await postDaily({ em, services, runKey }, org!.id, problem, { now, force: payload.force });
     log.info(outcome, 'leetcode.post done');
   },
 });

@@ -104,7 +104,7 @@ try {
     }
   }
   async function withQuad<T>(fn: () => Promise<T>): Promise<T> {
-    const worker = await startWorker({ connectionString: db.url, orm: quad.orm, services: quad.services, orgs: quad.orgs, log: createLogger('silent'), concurrency: CONCURRENCY });
+    const worker = await startWorker({ connectionString: db.url, orm: quad.orm, services: quad.services, orgs: quad.orgs, log: createLogger('silent'), concurrency: CONCURRENCY, sweepMs: quad.services.settings.JOB_SWEEP_MS });
     try {
       return await fn();
     } finally {

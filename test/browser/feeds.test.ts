@@ -6,7 +6,6 @@
 // its job handler as the worker would (plugins/feeds/test/world.ts).
 import t from 'tap';
 import { allowOutside, startFakeDiscord, startFakeRepoFiles } from '@quad/core/testing';
-import type { JobContext } from '@quad/core';
 import { startBrowserWorld } from './harness.js';
 
 allowOutside(t);
@@ -77,9 +76,7 @@ t.test('Job alerts: add a feed, Run now, its history, delete it', async (t) => {
     t.equal((await queuedRuns()).length, 1, 'no second run');
 
     const [payload] = await queuedRuns();
-    const job = quad.services.registry.jobs.get('feeds.run')!;
-    const orgRow = await quad.orm.em.fork().findOne('Organization', { id: org.id });
-    await job.handler({ em: quad.emFor(org.id), org: orgRow, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
+    await quad.runJob('feeds.run', payload, org.id);
 
     await status('Ran interns: 2 found, 2 new, 2 posts.').waitFor();
     t.equal(receiver.webhookPosts.filter((p) => p.webhookId === hook.id).length, 2, 'both items went to the webhook');

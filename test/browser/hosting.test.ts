@@ -5,7 +5,6 @@
 // (409); Delete asks first and terminates the pod. The service runs as the API role (plugins/hosting/test/world.ts).
 import t from 'tap';
 import { startFakeHostprov } from '@quad/core/testing';
-import type { JobContext } from '@quad/core';
 import { startBrowserWorld } from './harness.js';
 
 t.test('Hosting: register, deploy, live pod, failed deploy rolled back, delete', async (t) => {
@@ -22,11 +21,9 @@ t.test('Hosting: register, deploy, live pod, failed deploy rolled back, delete',
   /** Run the queued runs of a job once each, as the worker would; `now` passes a check's deadline. */
   const runQueued = async (name: string, extra: Record<string, unknown> = {}) => {
     const runs = await sql(`select id, payload from job_runs where status = 'queued' and name = '${name}' order by id`);
-    const orgRow = await quad.orm.em.fork().findOne('Organization', { id: org.id });
     for (const run of runs.filter((r) => !done.has(Number(r.id)))) {
       done.add(Number(run.id));
-      const job = quad.services.registry.jobs.get(name)!;
-      await job.handler({ em: quad.emFor(org.id), org: orgRow, payload: { ...run.payload, ...extra }, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
+      await quad.runJob(name, { ...run.payload, ...extra }, org.id);
     }
   };
 

@@ -4,7 +4,6 @@
 // with their Discord name and LeetCode's spelling) and unlinked after a confirmation.
 import t from 'tap';
 import { startFakeLeetCode } from '@quad/core/testing';
-import type { JobContext } from '@quad/core';
 import { startBrowserWorld } from './harness.js';
 
 t.test('LeetCode: settings, Post now, link and unlink a member', async (t) => {
@@ -41,9 +40,7 @@ t.test('LeetCode: settings, Post now, link and unlink a member', async (t) => {
     await status('Posting today\'s problem…').waitFor();
     const [run] = await sql(`select id, payload from job_runs where name = 'leetcode.post' and status = 'queued'`);
     t.ok(run, 'the post is queued');
-    const job = quad.services.registry.jobs.get('leetcode.post')!;
-    const orgRow = await quad.orm.em.fork().findOne('Organization', { id: org.id });
-    await job.handler({ em: quad.emFor(org.id), org: orgRow, payload: run!.payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
+    await quad.runJob('leetcode.post', run!.payload, org.id);
     await sql(`update job_runs set status = 'succeeded' where id = ?`, [run!.id]);
     const today = page.getByTestId('leetcode-today');
     await today.getByText('1. Two Sum').waitFor();

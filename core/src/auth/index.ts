@@ -38,7 +38,9 @@ export function createAuth(settings: Settings, listener: PgListener, log: Fastif
     botToken: settings.BOT_TOKEN,
     timeoutMs: settings.DISCORD_TIMEOUT_MS,
   });
-  const idp = new IdpClient({ apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES });
+  const idp = new IdpClient({
+    apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES, timeoutMs: settings.IDP_TIMEOUT_MS,
+  });
   const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log });
   const revocations = new RevocationList(listener, query);
   if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are encrypted with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);

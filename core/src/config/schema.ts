@@ -18,6 +18,7 @@ export const SettingsSchema = Type.Object({
   DATA_DIR: Type.String({ default: './data', description: 'folder for local state (embedded database, key pair)' }),
   EMBEDDED_PGVECTOR_SOURCE: Type.Optional(Type.String({ description: 'pgvector source the embedded PostgreSQL builds once when the machine has no pgvector for its version: a .tar.gz URL or a folder; empty: never build. Default: the pgvector 0.8.1 release on GitHub' })),
   DAEMON_RETRY_MS: Type.Integer({ minimum: 100, default: 5000, description: 'how often a worker tries to take over a singleton daemon (e.g. the Discord gateway)' }),
+  JOB_SWEEP_MS: Type.Integer({ minimum: 100, default: 15000, description: 'how often a worker looks for jobs locked by a worker process that died; they run again after two looks' }),
   JOB_THREADS: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'jobs run at the same time in one process' }),
   MAX_REQUEST_MB: Type.Number({ exclusiveMinimum: 0, default: 110, description: 'largest request body in MB (413 above)' }),
   DASHBOARD_URL: Type.Optional(Url),
@@ -55,6 +56,7 @@ export const SettingsSchema = Type.Object({
   IDP_SECRET_KEY: Type.Optional(Type.String({ minLength: 1, description: 'identity provider secret key (JWKS and user lookups)' })),
   SECRETS_KEY: Type.Array(Type.String({ pattern: '^[A-Za-z0-9+/=_-]{43,88}$', errorMessage: 'must be 32 random bytes in base64', hint: GENERATE_KEY_HINT }), { default: [], description: 'keys (32 bytes, base64) that encrypt org secrets, newest first, comma-separated; the first encrypts, all decrypt' }),
   IDP_AUTHORIZED_PARTIES: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'origins allowed in the identity-provider token azp, comma-separated' }),
+  IDP_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'timeout of each identity-provider call (signing keys, user lookups)' }),
 
   // Outbound webhooks and the dashboard (spec document 1, "Events", "Dashboard routes")
   DISCORD_WEBHOOK_URL_BASE: Type.String({

@@ -1,8 +1,9 @@
 // The job runner: one graphile-worker task list and crontab built from every manifest. Each run gets a fork
 // bound to its org and a job_runs row (queued -> running -> succeeded | failed | skipped; see run-record.ts).
+import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { Logger, parseCronItems, run, type JobHelpers, type Runner, type TaskList } from 'graphile-worker';
+import { Logger, parseCronItems, run, type JobHelpers, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { forkFor } from '../db/orm.js';
 import { createPool, endPool } from '../db/pool.js';
@@ -12,6 +13,7 @@ import type { JobDecl } from '../modules/types.js';
 import type { OrgCache } from '../orgs/org-cache.js';
 import type { CoreServices } from '../services.js';
 import type { JobOutcome, Metrics } from '../metrics/metrics.js';
+import { LOST_RUN_ERROR, startSweeper, WorkerLock, type LostRun, type Sweeper } from './liveness.js';
 import { payloadProblem } from './payload.js';
 import { RunRecords, type RunRecord } from './run-record.js';
 import { DEFAULT_MAX_ATTEMPTS, RUN_ID, RUN_ORG } from './start.js';
@@ -24,11 +26,18 @@ export interface WorkerOptions {
   orgs: OrgCache;
   log: FastifyBaseLogger;
   concurrency: number;
+  /** How often this worker looks for jobs locked by a worker process that died (see liveness.ts). */
+  sweepMs: number;
   /** Where each run's outcome and time are recorded. Default: nowhere. */
   metrics?: Metrics;
 }
 
-export interface Worker { runner: Runner; stop(): Promise<void> }
+export interface Worker {
+  runner: Runner;
+  /** Sweep for jobs of dead workers now (each sweep also runs every sweepMs); resolves to the owners released. */
+  sweep(): Promise<string[]>;
+  stop(): Promise<void>;
+}
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { services } = options;
@@ -43,8 +52,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const runs = new RunRecords(options.connectionString, options.log);
   const taskList: TaskList = {};
   for (const job of jobs) taskList[job.name] = (payload, helpers) => measured(options, job, helpers, () => runTask(options, runs, job, payload as Record<string, unknown>, helpers));
+  // graphile-worker names the pool it locks jobs with (jobs.locked_by) only through this event.
+  const events: WorkerEvents = new EventEmitter();
+  let poolId: string | null = null;
+  events.once('pool:create', ({ workerPool }) => { poolId = workerPool.id; });
   const runner = await run({
     pgPool: pool,
+    events,
     concurrency: options.concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
@@ -56,14 +70,43 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     await runs.end();
     throw err;
   });
+  const lock = new WorkerLock(options.connectionString, poolId!, options.log);
+  let sweeper: Sweeper;
+  try {
+    await lock.start();
+    sweeper = startSweeper({ pool, ownId: poolId!, intervalMs: options.sweepMs, log: options.log, onLost: (lost) => announceLost(options, lost) });
+    // The id other workers' logs name when this process dies with jobs locked.
+    options.log.info({ pool: poolId }, 'job worker started');
+  } catch (err) {
+    await runner.stop();
+    await lock.stop();
+    await endPool(pool);
+    await runs.end();
+    throw err;
+  }
   return {
     runner,
+    sweep: () => sweeper.sweep(),
     async stop() {
+      await sweeper.stop();
       await runner.stop(); // running jobs finish and release their locks
+      await lock.stop();
       await endPool(pool);
       await runs.end();
     },
   };
+}
+
+/** Runs that failed for good because their worker died are logged and announced as any final failure is. */
+async function announceLost(options: WorkerOptions, lost: LostRun[]) {
+  const { orm, services } = options;
+  for (const run of lost) {
+    const line = `job ${run.name} failed for good: ${LOST_RUN_ERROR}`;
+    await services.logError({ orgId: run.orgId, source: 'job', origin: run.name, error: new Error(LOST_RUN_ERROR), logLine: line });
+    if (run.orgId != null) {
+      await services.emit(orm.em.fork(), { orgId: run.orgId, kind: 'job.failed', title: `Job ${run.name} failed`, message: LOST_RUN_ERROR, data: { job: run.name, run: run.runId } });
+    }
+  }
 }
 
 /**
@@ -109,7 +152,8 @@ async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & 
     return 'skipped';
   }
   try {
-    await job.handler({ em, org, payload, log: jobLog, services, attempt });
+    // graphile-worker's job id: kept across attempts, new for every run (cron ticks included).
+    await job.handler({ em, org, payload, log: jobLog, services, attempt, runKey: `job:${helpers.job.id}` });
   } catch (err) {
     await finishRun(options, job, run, err, attempt >= maxAttempts, jobLog);
     throw err; // graphile-worker records the failure and schedules the retry

@@ -189,6 +189,12 @@ export interface JobContext<P = unknown> {
   services: CoreServices;
   /** 1 on the first attempt. */
   attempt: number;
+  /**
+   * The same on every attempt of this run and different for every other run: a key a job writes on a claim so that
+   * its own retry (after a failure, or after its worker process died mid-run) may take the claim over, and sends as
+   * an idempotency key to an outside service so that a repeated request is not done twice.
+   */
+  runKey: string;
 }
 
 export interface JobDecl<P extends TSchema = TSchema> {

@@ -1,5 +1,6 @@
 // startTestApp: boot the real Quad against a fresh database in one call.
 //   const quad = await startTestApp(t, { plugins: ['./examples/hello-plugin'] });
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,7 +136,7 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
       if (!job) throw new Error(`No job "${name}" is declared`);
       const org = orgId === null ? null : await quad.orm.em.fork().findOneOrFail(Organization, { id: orgId });
       const em = orgId === null ? quad.orm.em.fork() : forkFor(quad.orm, orgId);
-      await job.handler({ em, org, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as Parameters<typeof job.handler>[0]);
+      await job.handler({ em, org, payload, services: quad.services, log: quad.log, attempt: 1, runKey: `test:${randomUUID()}` } as unknown as Parameters<typeof job.handler>[0]);
     },
     issueToken: (orgId, request) => issueToken(quad.orm.em.fork(), quad.services, orgId,
       { name: 'test', kind: 'app', ...request }, { kind: 'officer', actor: 'officer:test' }),

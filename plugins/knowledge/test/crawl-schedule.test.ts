@@ -5,7 +5,6 @@
 // an over-limit crawl records its error while the others go on.
 import t from 'tap';
 import { allowOutside, bearer, startFakeSite } from '@quad/core/testing';
-import type { JobContext } from '@quad/core';
 import { startKnowledgeWorld } from './world.js';
 import { crawlSource } from '../crawl/crawl-source.js';
 import { CRAWL_DUE_JOB, REINDEX_JOB } from '../crawl/jobs.js';
@@ -41,12 +40,7 @@ await record(inactive.id, 'i1', `${siteA.origin}/1`, 60);
 await w.sql("insert into knowledge_crawls (organization_id, key, url, enabled, next_at) values (?, 'disabled', ?, false, now() - interval '1 day')", [w.org.id, `${siteA.origin}/1`]);
 await w.sql("insert into knowledge_crawls (organization_id, key, url, next_at) values (?, 'later', ?, now() + interval '1 hour')", [w.org.id, `${siteA.origin}/1`]);
 
-async function runJob(name: string, orgId: number | null = null) {
-  const job = quad.services.registry.jobs.get(name)!;
-  const em = orgId === null ? quad.orm.em.fork() : quad.emFor(orgId);
-  const org = orgId === null ? null : await quad.orm.em.fork().findOne('Organization', { id: orgId });
-  await job.handler({ em, org, payload: {}, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-}
+const runJob = (name: string, orgId: number | null = null) => quad.runJob(name, {}, orgId);
 
 /** crawl_source runs the schedule queued: key, org and when each may start. */
 const queued = () => w.sql<{ key: string; org: number; run_at: Date }>(

@@ -6,7 +6,7 @@
 // Jobs are not run by a worker: the test runs crawl_due and each crawl it queued.
 import t from 'tap';
 import { allowOutside, bearer, fakeEmbedding, startFakeSite } from '@quad/core/testing';
-import { defineModule, defineService, provide, type EntityManager, type JobContext } from '@quad/core';
+import { defineModule, defineService, provide, type EntityManager } from '@quad/core';
 import { startKnowledgeWorld } from './world.js';
 import { sharedPagesRef, type SharedPageDecl } from '../shared-pages.js';
 import { orgSourcesRef } from '../org-sources.js';
@@ -55,10 +55,7 @@ const page = (key: string, path: string, extra: Partial<SharedPageDecl> = {}): S
   ({ key, url: `${site.origin}${path}`, title: '', category: 'campus', fetch_every_hours: 24, ...extra });
 const CAMPUS = [page('campus/hours', '/hours', { title: 'Library hours' }), page('campus/dining', '/dining'), page('campus/events', '/events'), page('campus/broken', '/broken')];
 
-async function runJob(name: string, payload: Record<string, unknown> = {}) {
-  const job = quad.services.registry.jobs.get(name)!;
-  await job.handler({ em: fork(), org: null, payload, services: quad.services, log: quad.log, attempt: 1 } as unknown as JobContext);
-}
+const runJob = (name: string, payload: Record<string, unknown> = {}) => quad.runJob(name, payload, null);
 
 /** The shared crawls queued and not yet run here: submodule, key, org (none) and when each may start. */
 const ran = new Set<string>();

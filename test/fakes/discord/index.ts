@@ -1,6 +1,6 @@
 // Fake Discord for tests: a real HTTP server on 127.0.0.1 (random port) speaking the REST endpoints Quad
 // uses (OAuth authorize/token, /users/@me, the bot's guild/member/role reads, bot messages, webhooks), with
-// in-memory state, request log and fault controls (down, 429, delay). Rate limits as Discord sends them: every
+// in-memory state, request log and fault controls (down, unreachable, held past any timeout, 429, delay). Rate limits as Discord sends them: every
 // answer carries the X-RateLimit-* headers of its bucket (one per route, counted per guild, channel or webhook),
 // and a spent bucket answers 429 with `retry_after` in the body. Test code, not production code.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -58,6 +58,18 @@ export interface FakeDiscord {
   readonly requests: RecordedRequest[];
   /** While on, every request is answered 502. */
   down(on: boolean): void;
+  /**
+   * While on, every connection is closed as soon as it opens (kept-alive ones at their next request), before any
+   * answer: what a client sees when nothing answers at Discord's address (a network error, no HTTP status).
+   */
+  unreachable(on: boolean): void;
+  /**
+   * While on, requests (only those whose path matches `only`, when given) get no answer until it is turned off (or
+   * the fake closes): Discord slower than any timeout. Turning it off answers the held requests as usual.
+   */
+  hold(on: boolean, only?: RegExp): void;
+  /** Requests held by `hold` and not answered yet. */
+  readonly holding: number;
   /** The next `count` requests get 429 with retry_after in the body and Retry-After/X-RateLimit-* headers. */
   rateLimitNext(retryAfterSeconds: number, count?: number): void;
   /** Every bucket from now on takes `limit` requests per `windowMs`; more get 429 until the window ends. */
@@ -66,6 +78,8 @@ export interface FakeDiscord {
   readonly tooManyRequests: number;
   /** The next `count` requests are answered only after `ms`. */
   delayNext(ms: number, count?: number): void;
+  /** The next `count` requests are done at once (a message is posted) but answered only after `ms`: a lost answer. */
+  delayAnswerNext(ms: number, count?: number): void;
   close(): Promise<void>;
 }
 
@@ -99,11 +113,15 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   let signedIn: string | null = null;
   let isDown = false;
+  let isUnreachable = false;
+  let holdOnly: { only?: RegExp } | null = null;
+  const held = new Set<() => void>();
   let rateLimits: { seconds: number; count: number } | null = null;
   let bucketLimit: FakeBucketLimit = { limit: 10_000, windowMs: 1000 };
   const buckets = new Map<string, { used: number; resetAt: number }>();
   let tooManyRequests = 0;
   let delays: { ms: number; count: number } | null = null;
+  let answerDelays: { ms: number; count: number } | null = null;
   const timers = new Set<NodeJS.Timeout>();
 
   const guildOf = (id: string) => {
@@ -141,6 +159,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
     // A proxy in front of Discord answers this one, without rate-limit headers.
     if (isDown) return json(502, { message: 'Bad Gateway' });
+    if (holdOnly && (!holdOnly.only || holdOnly.only.test(url.pathname))) {
+      await new Promise<void>((resolve) => {
+        const release = () => { held.delete(release); resolve(); };
+        held.add(release);
+      });
+    }
 
     // Real Discord serves the API under /api and /api/v<n>; the fake also serves it at the root.
     const path = url.pathname.replace(/^\/api(?:\/v\d+)?(?=\/)/, '');
@@ -184,6 +208,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await sleep(ms);
     }
     const answer = await routeRequest(req, rawBody, { url, query, auth, authz, path, method, seg, route });
+    if (answerDelays && answerDelays.count > 0) {
+      const ms = answerDelays.ms;
+      if (--answerDelays.count === 0) answerDelays = null;
+      await sleep(ms);
+    }
     return new Answer(answer.status, answer.body, { ...rateHeaders, ...answer.headers });
   }
 
@@ -249,6 +278,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const body = parseJson(rawBody) as Record<string, unknown> | undefined;
       if (!body || typeof body !== 'object') return discordError(400, 'Invalid JSON', 50109);
       if (!body.content && !(Array.isArray(body.embeds) && body.embeds.length)) return discordError(400, 'Cannot send an empty message', 50006);
+      if (body.nonce !== undefined && (typeof body.nonce !== 'string' || body.nonce.length > 25)) return json(400, { message: 'Invalid Form Body', code: 50035, errors: { nonce: {} } });
+      // enforce_nonce: a message the bot already posted with this nonce comes back instead of a new one.
+      const twin = body.enforce_nonce === true && body.nonce !== undefined && messages.find((m) => (m.body as Record<string, unknown>).nonce === body.nonce);
+      if (twin) return json(200, messageJson(twin.id, twin.channelId, twin.body));
       const id = snowflake();
       messages.push({ id, channelId: seg[1]!, path: url.pathname, query, headers: req.headers, body });
       return json(200, messageJson(id, seg[1]!, body));
@@ -301,6 +334,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   }
 
   const server = createServer((req, res) => {
+    if (isUnreachable) return void req.socket.destroy();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -310,8 +344,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     });
   });
   server.on('clientError', (_err, socket) => socket.destroy());
+  server.on('connection', (socket) => {
+    if (isUnreachable) socket.destroy();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const releaseHeld = () => {
+    for (const release of [...held]) release();
+  };
 
   const fake: FakeDiscord = {
     url, clientId, clientSecret, botToken, botUser, messages, webhookPosts, requests,
@@ -384,6 +424,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     down(on) {
       isDown = on;
     },
+    unreachable(on) {
+      isUnreachable = on;
+      if (on) server.closeIdleConnections();
+    },
+    hold(on, only) {
+      holdOnly = on ? { only } : null;
+      if (!on) releaseHeld();
+    },
+    get holding() {
+      return held.size;
+    },
     rateLimitNext(retryAfterSeconds, count = 1) {
       rateLimits = { seconds: retryAfterSeconds, count };
     },
@@ -397,9 +448,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     delayNext(ms, count = 1) {
       delays = { ms, count };
     },
+    delayAnswerNext(ms, count = 1) {
+      answerDelays = { ms, count };
+    },
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();
+      holdOnly = null;
+      releaseHeld();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,6 +1,6 @@
 // Fake of the Clerk-compatible identity provider: a real HTTP server serving GET /jwks and GET /users/:id with
 // Clerk's JSON shapes behind the bearer secret key, plus controls to mint RS256 session tokens, rotate keys,
-// go down, and inspect the requests it received.
+// go down (502, unreachable, or held past any timeout), and inspect the requests it received.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +39,18 @@ export interface FakeIdp {
   rotateKey(): Promise<void>;
   /** While on, every request is answered 502. */
   down(on: boolean): void;
+  /**
+   * While on, every connection is closed as soon as it opens (kept-alive ones at their next request), before any
+   * answer: what a client sees when nothing answers at the provider's address (a network error, no HTTP status).
+   */
+  unreachable(on: boolean): void;
+  /**
+   * While on, requests (only those whose path matches `only`, when given) get no answer until it is turned off (or
+   * the fake closes): a provider slower than any timeout. Turning it off answers the held requests as usual.
+   */
+  hold(on: boolean, only?: RegExp): void;
+  /** Requests held by `hold` and not answered yet. */
+  readonly holding: number;
   close(): Promise<void>;
 }
 
@@ -65,6 +77,12 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
   const users = new Map<string, FakeIdpUser>();
   const requests: { method: string; path: string }[] = [];
   let isDown = false;
+  let isUnreachable = false;
+  let holdOnly: { only?: RegExp } | null = null;
+  const held = new Set<() => void>();
+  const releaseHeld = () => {
+    for (const release of [...held]) release();
+  };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -103,10 +121,18 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
     last_sign_in_at: null,
   });
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (isUnreachable) return void req.socket.destroy();
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     requests.push({ method: req.method ?? 'GET', path });
     if (isDown) return send(res, 502, { error: 'bad gateway' });
+    if (holdOnly && (!holdOnly.only || holdOnly.only.test(path))) {
+      await new Promise<void>((resolve) => {
+        const release = () => { held.delete(release); resolve(); };
+        held.add(release);
+      });
+      if (res.destroyed) return;
+    }
     if (req.headers.authorization !== `Bearer ${secretKey}`) {
       return send(res, 401, clerkError('Invalid authentication', 'Unable to authenticate request', 'authentication_invalid'));
     }
@@ -120,7 +146,10 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
     return send(res, 404, clerkError('not found', 'Resource not found', 'resource_not_found'));
   };
 
-  const server = createServer(handle);
+  const server = createServer((req, res) => void handle(req, res));
+  server.on('connection', (socket) => {
+    if (isUnreachable) socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -168,7 +197,20 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
     down(on) {
       isDown = on;
     },
+    unreachable(on) {
+      isUnreachable = on;
+      if (on) server.closeIdleConnections();
+    },
+    hold(on, only) {
+      holdOnly = on ? { only } : null;
+      if (!on) releaseHeld();
+    },
+    get holding() {
+      return held.size;
+    },
     close() {
+      holdOnly = null;
+      releaseHeld();
       return new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

@@ -68,7 +68,7 @@ export const memberSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: [{ idpToken: [] }, {}],
       params: OrgParams,
       body: Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }) }, { additionalProperties: false }),
-      response: { 200: Type.Object({ email: Type.String(), verified: Type.Boolean(), user_id: Type.Integer() }), 400: ErrorBody, 403: ErrorBody },
+      response: { 200: Type.Object({ email: Type.String(), verified: Type.Boolean(), user_id: Type.Integer() }), 400: ErrorBody, 403: ErrorBody, 503: ErrorBody },
     },
   }, async (request) => {
     const email = request.body.email.trim().toLowerCase();
@@ -88,7 +88,8 @@ async function verifiedEmail(request: FastifyRequest, idpCaller: (token: string)
   try {
     return (await idpCaller(token)).email;
   } catch (err) {
-    // A token that does not verify is "unverified"; a provider that cannot answer is the provider's 503.
+    // A token that does not verify is "unverified"; a provider that cannot answer is the provider's 503 in both
+    // ACCESS_ENFORCE modes: an outage is no refusal, and "unverified" would tell the member their sign-in is wrong.
     if (err instanceof HttpError && err.statusCode < 500) return null;
     throw err;
   }
