@@ -12,7 +12,7 @@ export const EMBEDDING_DIMENSIONS = 1024;
 export const vectorLiteral = (v: number[]) => `[${v.join(',')}]`;
 /** Texts per request: well under the usual service limits (OpenAI allows 2048 inputs). */
 export const EMBED_BATCH_SIZE = 64;
-/** Per request, answer body included. */
+/** Per request, answer body included: the default of KNOWLEDGE_EMBED_TIMEOUT_MS. */
 export const EMBED_TIMEOUT_MS = 30_000;
 
 /** The org secrets of the `embeddings` integration. `url` and `model` connect it; the others are optional. */
@@ -40,6 +40,8 @@ export interface KnowledgeSettings {
   GATEWAY_URL?: string | null;
   /** Put before query texts (not passages). Default: empty. */
   EMBEDDINGS_QUERY_PREFIX?: string | null;
+  /** Deadline of one request (a batch), in ms, for the deployment's and the orgs' services. Default: EMBED_TIMEOUT_MS. */
+  KNOWLEDGE_EMBED_TIMEOUT_MS?: number | null;
 }
 
 /** One OpenAI-compatible embeddings service: POST <baseUrl>/embeddings {model, input: string[]} with a bearer key. */
@@ -111,6 +113,7 @@ export function defaultEmbedder(settings: KnowledgeSettings): Embedder | null {
     model: settings.EMBEDDINGS_MODEL || 'default',
     apiKey: keyFor(url, settings.EMBEDDINGS_API_KEY, settings),
     queryPrefix: settings.EMBEDDINGS_QUERY_PREFIX,
+    timeoutMs: settings.KNOWLEDGE_EMBED_TIMEOUT_MS ?? undefined,
     trusted: true,
   });
 }
@@ -144,7 +147,10 @@ export async function embedderForOrg(ctx: {
   }
   const url = own.url?.trim();
   if (!url || !own.model) return defaultEmbedder(settings);
-  return createEmbedder({ url, model: own.model, apiKey: keyFor(url, own.apiKey, settings), queryPrefix: own.queryPrefix });
+  return createEmbedder({
+    url, model: own.model, apiKey: keyFor(url, own.apiKey, settings), queryPrefix: own.queryPrefix,
+    timeoutMs: settings.KNOWLEDGE_EMBED_TIMEOUT_MS ?? undefined,
+  });
 }
 
 interface Answer { data?: unknown }

@@ -17,6 +17,7 @@ export const KnowledgeSettingsSchema = Type.Object({
   KNOWLEDGE_USER_AGENT: Type.String({ default: `QuadBot/${CORE_VERSION} (+https://github.com/quad-org/quad)`, minLength: 1, description: 'sent with fetches and matched to robots.txt (its first word is the robots.txt token)' }),
   RENDER_URL: Type.Optional(Type.String({ description: 'page-rendering service for JavaScript pages (POST <url>/content {url} answers HTML); unset: plain GET' })),
   RENDER_API_KEY: Type.Optional(Type.String({ description: 'bearer key for RENDER_URL' })),
+  KNOWLEDGE_EMBED_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100, maximum: 600_000, description: 'deadline of one request to the embeddings service (a batch of up to 64 texts, answer included), in ms; a write that runs out of it is 502, a search text only' }),
   KNOWLEDGE_EXACT_SCAN_MAX: Type.Integer({ default: 50_000, minimum: 0, maximum: 10_000_000, description: 'vector searches whose scope has at most this many passages scan them exactly instead of taking the HNSW index' }),
 });
 export type KnowledgeSettings = Static<typeof KnowledgeSettingsSchema>;

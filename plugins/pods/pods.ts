@@ -40,7 +40,7 @@ export async function orgProvider(services: CoreServices, em: EntityManager, org
   const apiKey = await services.secrets.get(em, orgId, API_KEY_SECRET);
   if (!apiKey) return null;
   const settings = services.moduleSettings<PodsSettings>(MODULE);
-  return hostprovProvider({ baseUrl: settings.HOSTPROV_API_URL, apiKey });
+  return hostprovProvider({ baseUrl: settings.HOSTPROV_API_URL, apiKey, timeoutMs: settings.PODHOST_PROVIDER_TIMEOUT_MS });
 }
 
 /**

@@ -15,11 +15,10 @@
 import { LRUCache } from 'lru-cache';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { HttpError } from '../http/errors.js';
 import { safeFetch, SafeFetchError } from '../net/safe-fetch.js';
 import type { CoreServices } from '../core-services.js';
@@ -53,13 +52,40 @@ export interface RemoteTool {
   listing: ToolListing;
 }
 
+/**
+ * The MCP SDK's client half, loaded on first use: it (zod under it) takes about a fifth of a second to load, which
+ * worker processes, CLI commands and orgs without a remote integration should not pay.
+ */
+interface Sdk {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
+  AjvJsonSchemaValidator: typeof AjvJsonSchemaValidator;
+  ErrorCode: typeof import('@modelcontextprotocol/sdk/types.js').ErrorCode;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+}
+let sdk: Sdk | null = null;
+
+async function loadSdk(): Promise<Sdk> {
+  if (sdk) return sdk;
+  const [client, http, ajv, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv'), import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  sdk = {
+    Client: client.Client, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport, StreamableHTTPError: http.StreamableHTTPError,
+    AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator, ErrorCode: types.ErrorCode, McpError: types.McpError,
+  };
+  return sdk;
+}
+
 /** One fetched listing of a remote server, with the input checks of its tools (compiled on first use). */
 export class RemoteListing {
   readonly byName: ReadonlyMap<string, RemoteTool>;
   private validator: AjvJsonSchemaValidator | null = null;
   private readonly checks = new Map<string, ((input: unknown) => string | null)>();
 
-  constructor(readonly tools: readonly RemoteTool[], private readonly title: string) {
+  constructor(readonly tools: readonly RemoteTool[], private readonly title: string, private readonly Validator: typeof AjvJsonSchemaValidator) {
     this.byName = new Map(tools.map((t) => [t.name, t]));
   }
 
@@ -76,7 +102,7 @@ export class RemoteListing {
   private compile(tool: RemoteTool): (input: unknown) => string | null {
     try {
       // Its own Ajv per listing: one org's schemas (and their $id) never meet another's.
-      this.validator ??= new AjvJsonSchemaValidator();
+      this.validator ??= new this.Validator();
       const validate = this.validator.getValidator(checkable(tool.listing.inputSchema) as Record<string, unknown>);
       return (input) => {
         const result = validate(input);
@@ -247,7 +273,7 @@ export class RemoteTools {
       tools.push({ name, remoteName: t.name, integration: key, listing: remoteListing(name, t) });
     }
     tools.sort((a, b) => a.name.localeCompare(b.name));
-    return new RemoteListing(tools, decl.title);
+    return new RemoteListing(tools, decl.title, (await loadSdk()).AjvJsonSchemaValidator);
   }
 
   /** The org's set fields of the integration, by secret name (one read). */
@@ -322,6 +348,7 @@ async function exchange<T>(services: CoreServices, decl: RemoteIntegration, valu
     const empty = res.status === 204 || res.status === 205 || res.status === 304;
     return new Response(empty ? null : new Uint8Array(res.body), { status: res.status, headers: res.headers });
   };
+  const { Client, StreamableHTTPClientTransport } = await loadSdk();
   const client = new Client({ name: 'quad', version: services.version }, { capabilities: {}, jsonSchemaValidator: NO_VALIDATION });
   const transport = new StreamableHTTPClientTransport(url, { fetch: fetchThrough, requestInit: { headers } });
   const options = { signal: deadline, timeout: timeoutMs };
@@ -360,21 +387,24 @@ const clip = (text: string, n = 300) => (text.length > n ? `${text.slice(0, n)}â
 /** A remote failure in words an agent or officer can act on; the cause stays out of the answer. */
 export function remoteFailure(who: string, err: unknown, timedOut: boolean, timeoutMs: number): HttpError {
   if (err instanceof HttpError) return err;
+  // The SDK's errors come only from a session, which loaded it.
+  const { McpError, ErrorCode, StreamableHTTPError } = sdk ?? { McpError: null, ErrorCode: null, StreamableHTTPError: null };
+  const isMcpError = (e: unknown): e is InstanceType<Sdk['McpError']> => McpError !== null && e instanceof McpError;
   const timeout = () => new HttpError(504, `${who} did not answer within ${timeoutMs / 1000} s`, 'remote_timeout');
-  if (timedOut || (err instanceof McpError && err.code === ErrorCode.RequestTimeout)) return timeout();
+  if (timedOut || (isMcpError(err) && err.code === ErrorCode!.RequestTimeout)) return timeout();
   if (err instanceof SafeFetchError) {
     if (err.reason === 'timeout') return timeout();
     if (err.reason === 'refused') return new HttpError(502, `${who} may not be reached: ${err.message}`, 'remote_refused');
     if (err.reason === 'too_large') return new HttpError(502, `${who} answered more than ${REMOTE_MAX_BYTES / 1024 / 1024} MB`, 'remote_error');
     return new HttpError(502, `${who} cannot be reached: ${err.message}`, 'remote_unavailable');
   }
-  const status = err instanceof StreamableHTTPError ? (err.code ?? 0) : 0;
+  const status = StreamableHTTPError !== null && err instanceof StreamableHTTPError ? (err.code ?? 0) : 0;
   if (status >= 100) {
     if (status === 401 || status === 403) return new HttpError(502, `${status} from ${who}: check the integration's token`, 'remote_unauthorized');
     if (status === 404) return new HttpError(502, `404 from ${who}: check its URL`, 'remote_error');
     return new HttpError(502, `${who} answered HTTP ${status}`, status >= 500 ? 'remote_unavailable' : 'remote_error');
   }
   // A JSON-RPC error the remote server answered (an unknown tool, bad arguments): its own words, clipped.
-  if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) return new HttpError(502, `${who} refused the call: ${clip(err.message.replace(/^MCP error -?\d+: /, ''))}`, 'remote_error');
+  if (isMcpError(err) && err.code !== ErrorCode!.ConnectionClosed) return new HttpError(502, `${who} refused the call: ${clip(err.message.replace(/^MCP error -?\d+: /, ''))}`, 'remote_error');
   return new HttpError(502, `${who} did not answer as an MCP server`, 'remote_error');
 }

@@ -16,7 +16,7 @@ import {
 
 /** The real base URL (HOSTPROV_API_URL's default); paths such as /pods go below it. */
 export const HOSTPROV_DEFAULT_URL = 'https://api.runpod.io/v2';
-/** Per request, answer body included. */
+/** Per request, answer body included: the default of PODHOST_PROVIDER_TIMEOUT_MS. */
 export const HOSTPROV_TIMEOUT_MS = 30_000;
 /** Longest provider reason passed on to an officer. */
 const REASON_MAX_CHARS = 300;

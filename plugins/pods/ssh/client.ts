@@ -10,6 +10,8 @@ export interface PodLogin {
   port: number;
   /** The org's backend private key, OpenSSH text. */
   privateKey: string;
+  /** Longest wait for the connection, the handshake and the login (PODHOST_SSH_CONNECT_TIMEOUT_MS). Default: CONNECT_TIMEOUT_MS. */
+  connectTimeoutMs?: number;
 }
 
 export interface ExecResult {
@@ -21,7 +23,7 @@ export interface ExecResult {
   truncated: boolean;
 }
 
-/** Longest wait for the TCP connection, the handshake and the login. */
+/** Longest wait for the TCP connection, the handshake and the login: the default of PODHOST_SSH_CONNECT_TIMEOUT_MS. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** Output kept per stream of one command. */
 export const EXEC_OUTPUT_MAX_BYTES = 4 * 1024 * 1024;
@@ -31,15 +33,25 @@ export class PodSession {
   private readonly client = new Client();
   private sftpChannel: Promise<SFTPWrapper> | null = null;
   private lost: PodSshFailed | null = null;
+  /**
+   * Fails with PodSshFailed once the connection has ended. ssh2 leaves some calls on a dead connection unanswered
+   * (a failed SFTP write first closes its file handle, and waits for that answer forever), so work on the pod is
+   * raced against this: a lost connection fails it at once, not when its time limit runs out.
+   */
+  readonly ended: Promise<never>;
 
   constructor() {
     // ssh2 emits 'error' after login too (a reset connection); without a listener it would crash the process.
     this.client.on('error', (err) => { this.lost ??= connectionFailure(err); });
+    this.ended = new Promise<never>((_, reject) => {
+      this.client.once('close', () => reject(this.lost ?? new PodSshFailed('The SSH connection to the pod was lost', 'lost')));
+    });
+    this.ended.catch(() => {}); // heard only by work in progress; a session closed after its work is no failure
   }
 
   /**
-   * Connects and logs in; PodSshFailed when the pod cannot be reached or refuses the key. ssh2 gives up after
-   * CONNECT_TIMEOUT_MS; the caller's own time limit (withinLimit) usually ends it sooner.
+   * Connects and logs in; PodSshFailed when the pod cannot be reached or refuses the key. ssh2 gives up after the
+   * login's connectTimeoutMs; the caller's own time limit (withinLimit) may end it sooner.
    */
   connect(login: PodLogin): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -48,7 +60,7 @@ export class PodSession {
       this.client.once('error', onError).once('ready', onReady);
       this.client.connect({
         host: login.host, port: login.port, username: 'root', privateKey: login.privateKey,
-        hostVerifier: () => true, readyTimeout: CONNECT_TIMEOUT_MS,
+        hostVerifier: () => true, readyTimeout: login.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       });
     });
   }
@@ -95,7 +107,7 @@ export class PodSession {
 }
 
 /** Opens a session that the caller closes (for a download, whose stream outlives the route's handler). */
-export async function openPodSession(login: PodLogin, timeoutMs = CONNECT_TIMEOUT_MS): Promise<PodSession> {
+export async function openPodSession(login: PodLogin, timeoutMs = login.connectTimeoutMs ?? CONNECT_TIMEOUT_MS): Promise<PodSession> {
   const session = new PodSession();
   try {
     await withinLimit(session.connect(login), timeoutMs, () => session.destroy());
@@ -108,12 +120,15 @@ export async function openPodSession(login: PodLogin, timeoutMs = CONNECT_TIMEOU
 
 /**
  * Connects, runs `work` and closes, all within limitMs: when the limit runs out the connection is torn down (so
- * whatever work was doing fails too) and the call fails with PodSshFailed `timeout`.
+ * whatever work was doing fails too) and the call fails with PodSshFailed `timeout`; when the connection is lost
+ * first, the call fails at once with why.
  */
 export async function withPodSsh<T>(login: PodLogin, limitMs: number, work: (session: PodSession) => Promise<T>): Promise<T> {
   const session = new PodSession();
   try {
-    return await withinLimit(session.connect(login).then(() => work(session)), limitMs, () => session.destroy());
+    const task = session.connect(login).then(() => work(session));
+    task.catch(() => {}); // when the connection's end wins the race, the work's own failure comes later, unheard
+    return await withinLimit(Promise.race([task, session.ended]), limitMs, () => session.destroy());
   } finally {
     session.close();
   }

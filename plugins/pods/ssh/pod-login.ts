@@ -6,6 +6,7 @@ import { orgKeyPair } from '../keys.js';
 import { askProvider, findPod, requireProvider, type LiveStatus } from '../pods.js';
 import type { PodLogin } from './client.js';
 import type { SshEndpoint } from '../provider/types.js';
+import { MODULE, type PodsSettings } from '../settings.js';
 
 /** The pod's SSH address when it is running, else why not, in a sentence for officers. */
 export function runningAddress(live: LiveStatus): { address: SshEndpoint } | { notRunning: string } {
@@ -20,7 +21,8 @@ export function runningAddress(live: LiveStatus): { address: SshEndpoint } | { n
 
 export async function loginFor(services: CoreServices, em: EntityManager, orgId: number, address: SshEndpoint): Promise<PodLogin> {
   const { privateKey } = await orgKeyPair(services, em, orgId, 'backend');
-  return { host: address.host, port: address.port, privateKey };
+  const { PODHOST_SSH_CONNECT_TIMEOUT_MS: connectTimeoutMs } = services.moduleSettings<PodsSettings>(MODULE);
+  return { host: address.host, port: address.port, privateKey, connectTimeoutMs };
 }
 
 /**
