@@ -7,7 +7,7 @@
 // is kept on the webhook and the run waits queued, and the run ends succeeded on its fourth attempt with no problem
 // raised and no attempt left.
 import t from 'tap';
-import { bearer, signInOfficer, startSignInWorld } from '@quad/core/testing';
+import { bearer, signInOfficer, startSignInWorld, until } from '@quad/core/testing';
 import { probe } from '../../plugins/event_webhook/test/probe.js';
 import { startFlakyLink } from './flaky-link.js';
 
@@ -25,16 +25,6 @@ const { quad, org, officer, discord } = world;
 link.forwardTo(discord.url);
 const token = (await signInOfficer(world, officer.id)).access_token;
 const sql = (q: string, params: unknown[] = []): Promise<any[]> => quad.orm.em.fork().getConnection().execute(q, params);
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The body of a raw HTTP/1.1 request as the link kept it. */
 const bodyOf = (raw: Buffer) => JSON.parse(raw.subarray(raw.indexOf('\r\n\r\n') + 4).toString('utf8'));

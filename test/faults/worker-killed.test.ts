@@ -5,7 +5,7 @@
 // of it, the hardest moment for a retry; the retry takes its own claim over and sends the same nonce, which Discord
 // enforces, so the message comes back instead of a second one.
 import t from 'tap';
-import { bearer, signInOfficer, startFakeLeetCode, startSignInWorld } from '@quad/core/testing';
+import { bearer, signInOfficer, startFakeLeetCode, startSignInWorld, until } from '@quad/core/testing';
 import { QUAD } from '../cli/processes.js';
 import { ready, spawnQuad, type QuadProcess } from '../startup/support.js';
 
@@ -43,13 +43,6 @@ t.test('a worker killed mid-job: the job runs again in another worker and posts 
   };
   const run = async (id: number) => (await sql<{ status: string; attempts: number; error: string | null }>(
     'select status, attempts, error from job_runs where id = ?', [id]))[0]!;
-  const until = async (what: string, check: () => boolean | Promise<boolean>) => {
-    for (let i = 0; i < 600; i++) {
-      if (await check()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
   t.equal((await quad.api.inject({ method: 'PUT', url: '/api/leetcode/acm/settings', headers: officer, payload: { channel_id: CHANNEL } })).statusCode, 200);
   const postNow = async () => {
     const res = await quad.api.inject({ method: 'POST', url: '/api/leetcode/acm/post-now', headers: officer, payload: { force: true } });
@@ -64,10 +57,12 @@ t.test('a worker killed mid-job: the job runs again in another worker and posts 
     discord.delayAnswerNext(120_000); // the post is made; its answer never reaches the worker
     const runId = await postNow();
     await until('the first attempt to post', () => discord.messages.length === 1);
+    // A run shows running once it has gone on for 100 ms (core/src/jobs/run-record.ts).
+    t.match(await until('the run to show running', async () => { const r = await run(runId); return r.status === 'running' && r; }),
+      { attempts: 1 }, 'the first attempt waits for Discord\'s answer');
     const first = await holder(alive, runId);
     await kill(first);
     alive = alive.filter((w) => w !== first);
-    t.match(await run(runId), { status: 'running', attempts: 1 }, 'the run was cut off in its first attempt');
 
     await until('the run to end', async () => !['queued', 'running'].includes((await run(runId)).status));
     t.match(await run(runId), { status: 'succeeded', attempts: 2, error: null }, 'the other worker ran it again');

@@ -9,6 +9,7 @@ import { QueryFlag, ReferenceKind, Utils, type Dictionary, type EntityData, type
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import { onClient } from './raw-query.js';
+import { transactionCause } from './transaction-cause.js';
 
 interface Plan { name: string; text: string }
 type Condition = [column: string, value: unknown];
@@ -29,13 +30,28 @@ export class QuadPostgreSqlDriver extends PostgreSqlDriver {
   private readonly columnsOf = new WeakMap<EntityMetadata, string | null>();
   private nextPlan = 0;
 
+  constructor(...args: ConstructorParameters<typeof PostgreSqlDriver>) {
+    super(...args);
+    // Every statement MikroORM sends (flushes, query builders, raw execute) passes here: see transaction-cause.ts.
+    const connection = this.connection;
+    const execute = connection.execute.bind(connection);
+    connection.execute = (async (...call: Parameters<typeof execute>) => {
+      try {
+        return await execute(...call);
+      } catch (err) {
+        throw await transactionCause(err, call[3]);
+      }
+    }) as typeof connection.execute;
+  }
+
   override async find<T extends object, P extends string = never, F extends string = PopulatePath.ALL, E extends string = never>(
     entityName: string, where: ObjectQuery<T>, options: FindOptions<T, P, F, E> = {},
   ): Promise<EntityData<T>[]> {
     const meta = this.metadata.find<T>(entityName);
     const statement = meta && this.simpleSelect(meta, where, options as FindOptions<T>);
     if (!statement) return super.find(entityName, where, options);
-    const rows = await this.rethrow(onClient((options.ctx ?? this.connection.getKnex()).client)<EntityData<T>>(statement));
+    const rows = await this.rethrow(onClient((options.ctx ?? this.connection.getKnex()).client)<EntityData<T>>(statement)
+      .catch(async (err: unknown) => { throw await transactionCause(err, options.ctx); }));
     this.preparedFinds++;
     return rows.map((row) => this.mapResult(row, meta!)!);
   }

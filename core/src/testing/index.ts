@@ -9,5 +9,6 @@ export * from './fakes.js';
 export * from './sign-in.js';
 export * from './member-world.js';
 export { roomInMinute } from './windows.js';
+export { until } from './until.js';
 export { allowAddressesForTests } from '../net/address-policy.js';
 export { resolveWithDnsServerForTests } from '../net/safe-fetch.js';

@@ -4,22 +4,12 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bearer, captureLogs, signInOfficer, startFakeDiscord, startSignInWorld, type FakeDiscord, type FakeWebhook } from '@quad/core/testing';
+import { bearer, captureLogs, signInOfficer, startFakeDiscord, startSignInWorld, until, type FakeDiscord, type FakeWebhook } from '@quad/core/testing';
 import { Organization } from '@quad/core';
 import { probe } from './probe.js';
 import { deliverJob, DELIVER_JOB } from '../deliver.js';
 
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 t.test('event webhooks', async (t) => {
   const receiver: FakeDiscord = await startFakeDiscord();

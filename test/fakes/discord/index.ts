@@ -6,6 +6,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
+import { outageControls } from '../outage.js';
 
 /** `bot` is set (true) only on bot accounts, as Discord sends it. */
 export interface FakeUser { id: string; username: string; global_name: string | null; avatar: string | null; bot?: true }
@@ -113,9 +114,6 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   let signedIn: string | null = null;
   let isDown = false;
-  let isUnreachable = false;
-  let holdOnly: { only?: RegExp } | null = null;
-  const held = new Set<() => void>();
   let rateLimits: { seconds: number; count: number } | null = null;
   let bucketLimit: FakeBucketLimit = { limit: 10_000, windowMs: 1000 };
   const buckets = new Map<string, { used: number; resetAt: number }>();
@@ -159,12 +157,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
     // A proxy in front of Discord answers this one, without rate-limit headers.
     if (isDown) return json(502, { message: 'Bad Gateway' });
-    if (holdOnly && (!holdOnly.only || holdOnly.only.test(url.pathname))) {
-      await new Promise<void>((resolve) => {
-        const release = () => { held.delete(release); resolve(); };
-        held.add(release);
-      });
-    }
+    await outage.gate(url.pathname);
 
     // Real Discord serves the API under /api and /api/v<n>; the fake also serves it at the root.
     const path = url.pathname.replace(/^\/api(?:\/v\d+)?(?=\/)/, '');
@@ -334,7 +327,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   }
 
   const server = createServer((req, res) => {
-    if (isUnreachable) return void req.socket.destroy();
+    if (outage.unreachable) return void req.socket.destroy();
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -344,14 +337,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     });
   });
   server.on('clientError', (_err, socket) => socket.destroy());
-  server.on('connection', (socket) => {
-    if (isUnreachable) socket.destroy();
-  });
+  const outage = outageControls(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const releaseHeld = () => {
-    for (const release of [...held]) release();
-  };
 
   const fake: FakeDiscord = {
     url, clientId, clientSecret, botToken, botUser, messages, webhookPosts, requests,
@@ -424,16 +412,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     down(on) {
       isDown = on;
     },
-    unreachable(on) {
-      isUnreachable = on;
-      if (on) server.closeIdleConnections();
-    },
-    hold(on, only) {
-      holdOnly = on ? { only } : null;
-      if (!on) releaseHeld();
-    },
+    unreachable: (on) => outage.setUnreachable(on),
+    hold: (on, only) => outage.hold(on, only),
     get holding() {
-      return held.size;
+      return outage.holding;
     },
     rateLimitNext(retryAfterSeconds, count = 1) {
       rateLimits = { seconds: retryAfterSeconds, count };
@@ -454,8 +436,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     async close() {
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      holdOnly = null;
-      releaseHeld();
+      outage.releaseAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

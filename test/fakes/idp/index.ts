@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { outageControls } from '../outage.js';
 
 export interface FakeIdpUser {
   id: string;
@@ -77,12 +78,6 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
   const users = new Map<string, FakeIdpUser>();
   const requests: { method: string; path: string }[] = [];
   let isDown = false;
-  let isUnreachable = false;
-  let holdOnly: { only?: RegExp } | null = null;
-  const held = new Set<() => void>();
-  const releaseHeld = () => {
-    for (const release of [...held]) release();
-  };
 
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -122,17 +117,12 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
   });
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (isUnreachable) return void req.socket.destroy();
+    if (outage.unreachable) return void req.socket.destroy();
     const path = new URL(req.url ?? '/', 'http://fake').pathname;
     requests.push({ method: req.method ?? 'GET', path });
     if (isDown) return send(res, 502, { error: 'bad gateway' });
-    if (holdOnly && (!holdOnly.only || holdOnly.only.test(path))) {
-      await new Promise<void>((resolve) => {
-        const release = () => { held.delete(release); resolve(); };
-        held.add(release);
-      });
-      if (res.destroyed) return;
-    }
+    await outage.gate(path);
+    if (res.destroyed) return;
     if (req.headers.authorization !== `Bearer ${secretKey}`) {
       return send(res, 401, clerkError('Invalid authentication', 'Unable to authenticate request', 'authentication_invalid'));
     }
@@ -147,9 +137,7 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
   };
 
   const server = createServer((req, res) => void handle(req, res));
-  server.on('connection', (socket) => {
-    if (isUnreachable) socket.destroy();
-  });
+  const outage = outageControls(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -197,20 +185,13 @@ export async function startFakeIdp(opts: { secretKey?: string } = {}): Promise<F
     down(on) {
       isDown = on;
     },
-    unreachable(on) {
-      isUnreachable = on;
-      if (on) server.closeIdleConnections();
-    },
-    hold(on, only) {
-      holdOnly = on ? { only } : null;
-      if (!on) releaseHeld();
-    },
+    unreachable: (on) => outage.setUnreachable(on),
+    hold: (on, only) => outage.hold(on, only),
     get holding() {
-      return held.size;
+      return outage.holding;
     },
     close() {
-      holdOnly = null;
-      releaseHeld();
+      outage.releaseAll();
       return new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
