@@ -7,7 +7,9 @@
 // Two sweeps, because a live worker whose lock connection dropped (PostgreSQL restarted) takes its lock again
 // within one sweep interval.
 import type { FastifyBaseLogger } from 'fastify';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import { rawQueryOn } from '../db/orm.js';
 import { RUN_ID, RUN_ORG } from './start.js';
 
 /** The advisory lock key of a worker pool id, the same in SQL wherever it is computed. */
@@ -77,11 +79,30 @@ const UNHELD_OWNERS = `select owner from (
   ) owners
   where owner <> $1 and pg_try_advisory_xact_lock(${WORKER_KEY('owner')})`;
 
+/**
+ * The dead owners this sweeper releases: each is claimed with its own lock key for the transaction, so of several
+ * sweepers one releases an owner (and announces its lost runs once), and a worker that took its lock again is left.
+ */
+const CLAIM = {
+  name: 'quad_sweep_claim',
+  text: `select owner from unnest($1::text[]) as owner where pg_try_advisory_xact_lock(${WORKER_KEY('owner')})`,
+};
+
 /** The dead owners' jobs that were on their last attempt: they will not run again. */
-const EXHAUSTED = `select jobs.id, (jobs.payload::jsonb ->> '${RUN_ID}')::bigint as run_id,
+const EXHAUSTED = {
+  name: 'quad_sweep_exhausted',
+  text: `select jobs.id, (jobs.payload::jsonb ->> '${RUN_ID}')::bigint as run_id,
     (jobs.payload::jsonb ->> '${RUN_ORG}')::int as org_id, tasks.identifier as name
   from graphile_worker._private_jobs jobs join graphile_worker._private_tasks tasks on tasks.id = jobs.task_id
-  where jobs.locked_by = any($1) and jobs.attempts >= jobs.max_attempts`;
+  where jobs.locked_by = any($1) and jobs.attempts >= jobs.max_attempts`,
+};
+const UNLOCK = { name: 'quad_sweep_unlock', text: 'select graphile_worker.force_unlock_workers($1::text[])' };
+const FAIL_JOBS = { name: 'quad_sweep_fail_jobs', text: 'select from graphile_worker.permanently_fail_jobs($1::bigint[], $2)' };
+const FAIL_RUNS = {
+  name: 'quad_sweep_fail_runs',
+  text: `update job_runs set status = 'failed', error = $2, finished_at = now() where id = any($1::bigint[]) and status in ('queued', 'running')
+    returning id`,
+};
 
 /** A run whose worker died during its last attempt. */
 export interface LostRun { runId: number | null; orgId: number | null; name: string }
@@ -89,16 +110,19 @@ export interface LostRun { runId: number | null; orgId: number | null; name: str
 export const LOST_RUN_ERROR = 'the worker process running its last attempt stopped';
 
 export interface SweepOptions {
+  /** The worker's pool, for the looks. */
   pool: pg.Pool;
+  /** For the release: one transaction with the lost runs' announcements. */
+  orm: MikroORM;
   /** This process's pool id: never swept. */
   ownId: string;
   intervalMs: number;
   log: FastifyBaseLogger;
-  /** Told about runs that fail for good because their worker died, before their job_runs rows say so. */
-  onLost(runs: LostRun[]): Promise<void>;
+  /** Told, in the release's transaction, of runs that fail for good because their worker died. */
+  onLost(em: EntityManager, runs: LostRun[]): Promise<void>;
 }
 
-export interface Sweeper { sweep(): Promise<string[]>; stop(): Promise<void> }
+export interface Sweeper { stop(): Promise<void> }
 
 export function startSweeper(options: SweepOptions): Sweeper {
   let suspects = new Set<string>();
@@ -114,30 +138,23 @@ export function startSweeper(options: SweepOptions): Sweeper {
   }
 
   async function release(dead: string[]) {
-    const exhausted = (await options.pool.query<{ id: string; run_id: string | null; org_id: number | null; name: string }>(EXHAUSTED, [dead])).rows;
-    // Announced before the runs are marked failed (as any final failure is), so whoever waits for a run sees both.
-    if (exhausted.length > 0) {
-      await options.onLost(exhausted.map((j) => ({ runId: j.run_id == null ? null : Number(j.run_id), orgId: j.org_id, name: j.name })));
-    }
-    const client = await options.pool.connect();
-    try {
-      await client.query('begin');
-      await client.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
+    const released = await options.orm.em.fork().transactional(async (em) => {
+      const query = rawQueryOn(em);
+      const owners = (await query<{ owner: string }>({ ...CLAIM, values: [dead] })).map((r) => r.owner);
+      if (owners.length === 0) return owners;
+      const exhausted = await query<{ id: string; run_id: string | null; org_id: number | null; name: string }>({ ...EXHAUSTED, values: [owners] });
+      await query({ ...UNLOCK, values: [owners] });
       if (exhausted.length > 0) {
-        await client.query('select from graphile_worker.permanently_fail_jobs($1::bigint[], $2)', [exhausted.map((j) => j.id), LOST_RUN_ERROR]);
-        await client.query(
-          `update job_runs set status = 'failed', error = $2, finished_at = now() where id = any($1::bigint[]) and status in ('queued', 'running')`,
-          [exhausted.flatMap((j) => (j.run_id == null ? [] : [j.run_id])), LOST_RUN_ERROR],
-        );
+        await query({ ...FAIL_JOBS, values: [exhausted.map((j) => j.id), LOST_RUN_ERROR] });
+        const failed = await query<{ id: string }>({ ...FAIL_RUNS, values: [exhausted.flatMap((j) => (j.run_id == null ? [] : [j.run_id])), LOST_RUN_ERROR] });
+        // Only runs this transaction failed are announced (a cron run has no row): never twice for one run.
+        const ours = new Set(failed.map((r) => String(r.id)));
+        const lost = exhausted.filter((j) => j.run_id == null || ours.has(String(j.run_id)));
+        await options.onLost(em, lost.map((j) => ({ runId: j.run_id == null ? null : Number(j.run_id), orgId: j.org_id, name: j.name })));
       }
-      await client.query('commit');
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-    options.log.warn({ workers: dead }, 'job worker: unlocked the jobs of worker processes that stopped without finishing them');
+      return owners;
+    });
+    if (released.length > 0) options.log.warn({ workers: released }, 'job worker: unlocked the jobs of worker processes that stopped without finishing them');
   }
 
   const timer = setInterval(() => {
@@ -152,7 +169,6 @@ export function startSweeper(options: SweepOptions): Sweeper {
   timer.unref();
 
   return {
-    sweep,
     async stop() {
       clearInterval(timer);
       await running;

@@ -32,12 +32,7 @@ export interface WorkerOptions {
   metrics?: Metrics;
 }
 
-export interface Worker {
-  runner: Runner;
-  /** Sweep for jobs of dead workers now (each sweep also runs every sweepMs); resolves to the owners released. */
-  sweep(): Promise<string[]>;
-  stop(): Promise<void>;
-}
+export interface Worker { runner: Runner; stop(): Promise<void> }
 
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { services } = options;
@@ -74,7 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   let sweeper: Sweeper;
   try {
     await lock.start();
-    sweeper = startSweeper({ pool, ownId: poolId!, intervalMs: options.sweepMs, log: options.log, onLost: (lost) => announceLost(options, lost) });
+    sweeper = startSweeper({ pool, orm: options.orm, ownId: poolId!, intervalMs: options.sweepMs, log: options.log, onLost: (em, lost) => announceLost(options, em, lost) });
     // The id other workers' logs name when this process dies with jobs locked.
     options.log.info({ pool: poolId }, 'job worker started');
   } catch (err) {
@@ -86,7 +81,6 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   }
   return {
     runner,
-    sweep: () => sweeper.sweep(),
     async stop() {
       await sweeper.stop();
       await runner.stop(); // running jobs finish and release their locks
@@ -98,13 +92,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
 }
 
 /** Runs that failed for good because their worker died are logged and announced as any final failure is. */
-async function announceLost(options: WorkerOptions, lost: LostRun[]) {
-  const { orm, services } = options;
+async function announceLost(options: WorkerOptions, em: EntityManager, lost: LostRun[]) {
+  const { services } = options;
   for (const run of lost) {
     const line = `job ${run.name} failed for good: ${LOST_RUN_ERROR}`;
     await services.logError({ orgId: run.orgId, source: 'job', origin: run.name, error: new Error(LOST_RUN_ERROR), logLine: line });
     if (run.orgId != null) {
-      await services.emit(orm.em.fork(), { orgId: run.orgId, kind: 'job.failed', title: `Job ${run.name} failed`, message: LOST_RUN_ERROR, data: { job: run.name, run: run.runId } });
+      await services.emit(em, { orgId: run.orgId, kind: 'job.failed', title: `Job ${run.name} failed`, message: LOST_RUN_ERROR, data: { job: run.name, run: run.runId } });
     }
   }
 }
