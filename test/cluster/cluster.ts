@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { Test } from 'tap';
+import { until } from '@quad/core/testing';
 import { QUAD } from '../cli/processes.js';
 import { ready, ROOT, spawnQuad, type QuadProcess } from '../startup/support.js';
 
@@ -96,11 +97,6 @@ export async function request<T = Record<string, unknown>>(
 }
 
 /** Poll `check` until it answers true (every 50 ms, at most `timeoutMs`); whether it did. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+export function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  return until('a condition', check, { timeoutMs }).then(() => true, () => false);
 }

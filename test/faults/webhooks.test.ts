@@ -10,6 +10,7 @@ import t from 'tap';
 import { bearer, signInOfficer, startSignInWorld, until } from '@quad/core/testing';
 import { probe } from '../../plugins/event_webhook/test/probe.js';
 import { startFlakyLink } from './flaky-link.js';
+import { RUN_ID } from '../../core/src/jobs/start.js';
 
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 /** Lowered from 5 s so the receiver that never answers costs one second. */
@@ -40,7 +41,7 @@ t.test('a receiver that fails three ways and then recovers gets the event exactl
   const webhook = async () => (await quad.api.inject({ url: `/api/dashboard/${org.prefix}/webhooks/${webhookId}`, headers: bearer(token) })).json();
   const runs = () => sql(`select id, status, attempts, error from job_runs where name = 'event_webhook.deliver' and (payload->>'webhook_id')::int = ? order by id`, [webhookId]);
   const job = async (runId: number) => (await sql(
-    `select attempts, locked_at, run_at, last_error from graphile_worker._private_jobs where payload->>'__quad_run' = ?`, [String(runId)]))[0];
+    `select attempts, locked_at, run_at, last_error from graphile_worker._private_jobs where payload->>'${RUN_ID}' = ?`, [String(runId)]))[0];
   const dbNow = async () => new Date((await sql('select now() as now'))[0].now).getTime();
 
   await link.set({ status: 500 });
@@ -70,7 +71,7 @@ t.test('a receiver that fails three ways and then recovers gets the event exactl
   async function retryNow(mode: Parameters<typeof link.set>[0]) {
     await link.set(mode);
     started = await dbNow();
-    await sql(`update graphile_worker._private_jobs set run_at = now() where payload->>'__quad_run' = ?`, [String(runId)]);
+    await sql(`update graphile_worker._private_jobs set run_at = now() where payload->>'${RUN_ID}' = ?`, [String(runId)]);
   }
 
   await failedAttempt(1, /^Discord did not take the message: .*500/);

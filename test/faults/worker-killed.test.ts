@@ -8,6 +8,7 @@ import t from 'tap';
 import { bearer, signInOfficer, startFakeLeetCode, startSignInWorld, until } from '@quad/core/testing';
 import { QUAD } from '../cli/processes.js';
 import { ready, spawnQuad, type QuadProcess } from '../startup/support.js';
+import { RUN_ID } from '../../core/src/jobs/start.js';
 
 const CHANNEL = '1100000000000000001';
 
@@ -36,7 +37,7 @@ t.test('a worker killed mid-job: the job runs again in another worker and posts 
   };
   /** The worker whose pool holds the run's job now (the one to kill). */
   const holder = async <W extends { pool: string }>(workers: W[], runId: number) => {
-    const [job] = await sql<{ locked_by: string }>(`select locked_by from graphile_worker._private_jobs where (payload::jsonb ->> '__quad_run')::bigint = ?`, [runId]);
+    const [job] = await sql<{ locked_by: string }>(`select locked_by from graphile_worker._private_jobs where (payload::jsonb ->> '${RUN_ID}')::bigint = ?`, [runId]);
     const found = workers.find((w) => w.pool === job?.locked_by);
     if (!found) throw new Error(`no live worker holds run ${runId} (locked by ${job?.locked_by})`);
     return found;

@@ -13,7 +13,7 @@ import type { JobDecl } from '../modules/types.js';
 import type { OrgCache } from '../orgs/org-cache.js';
 import type { CoreServices } from '../services.js';
 import type { JobOutcome, Metrics } from '../metrics/metrics.js';
-import { LOST_RUN_ERROR, startSweeper, WorkerLock, type LostRun, type Sweeper } from './liveness.js';
+import { LOST_RUN_ERROR, startSweeper, WorkerLock, type LostRun } from './liveness.js';
 import { payloadProblem } from './payload.js';
 import { RunRecords, type RunRecord } from './run-record.js';
 import { DEFAULT_MAX_ATTEMPTS, RUN_ID, RUN_ORG } from './start.js';
@@ -61,45 +61,45 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     parsedCronItems: parseCronItems(cron),
     logger: workerLogger(options.log),
   }).catch(async (err) => {
-    await endPool(pool);
-    await runs.end();
+    await endPools();
     throw err;
   });
   const lock = new WorkerLock(options.connectionString, poolId!, options.log);
-  let sweeper: Sweeper;
-  try {
-    await lock.start();
-    sweeper = startSweeper({ pool, orm: options.orm, ownId: poolId!, intervalMs: options.sweepMs, log: options.log, onLost: (em, lost) => announceLost(options, em, lost) });
-    // The id other workers' logs name when this process dies with jobs locked.
-    options.log.info({ pool: poolId }, 'job worker started');
-  } catch (err) {
+  await lock.start().catch(async (err) => {
     await runner.stop();
-    await lock.stop();
-    await endPool(pool);
-    await runs.end();
+    await endPools();
     throw err;
-  }
+  });
+  const sweeper = startSweeper({
+    pool, orm: options.orm, ownId: poolId!, intervalMs: options.sweepMs, log: options.log,
+    onLost: async (em, lost) => {
+      for (const run of lost) await announceFailure(options.services, em, { ...run, error: new Error(LOST_RUN_ERROR), message: LOST_RUN_ERROR });
+    },
+  });
+  // The id other workers' logs name when this process dies with jobs locked.
+  options.log.info({ pool: poolId }, 'job worker started');
   return {
     runner,
     async stop() {
       await sweeper.stop();
       await runner.stop(); // running jobs finish and release their locks
       await lock.stop();
-      await endPool(pool);
-      await runs.end();
+      await endPools();
     },
   };
+
+  async function endPools() {
+    await endPool(pool);
+    await runs.end();
+  }
 }
 
-/** Runs that failed for good because their worker died are logged and announced as any final failure is. */
-async function announceLost(options: WorkerOptions, em: EntityManager, lost: LostRun[]) {
-  const { services } = options;
-  for (const run of lost) {
-    const line = `job ${run.name} failed for good: ${LOST_RUN_ERROR}`;
-    await services.logError({ orgId: run.orgId, source: 'job', origin: run.name, error: new Error(LOST_RUN_ERROR), logLine: line });
-    if (run.orgId != null) {
-      await services.emit(em, { orgId: run.orgId, kind: 'job.failed', title: `Job ${run.name} failed`, message: LOST_RUN_ERROR, data: { job: run.name, run: run.runId } });
-    }
+/** A run failed for good: written to the error log and, for an org's run, announced as `job.failed`. */
+async function announceFailure(services: CoreServices, em: EntityManager, run: LostRun & { error: unknown; message: string }) {
+  const detail = run.error instanceof Error ? run.error.message : String(run.error);
+  await services.logError({ orgId: run.orgId, source: 'job', origin: run.name, error: run.error, logLine: `job ${run.name} failed for good: ${detail}` });
+  if (run.orgId != null) {
+    await services.emit(em, { orgId: run.orgId, kind: 'job.failed', title: `Job ${run.name} failed`, message: run.message, data: { job: run.name, run: run.runId } });
   }
 }
 
@@ -174,10 +174,7 @@ async function finishRun(options: WorkerOptions, job: JobDecl, run: RunRecord, e
   jobLog.error({ err }, line);
   if (final) {
     // Logged and announced before the run is marked failed, so whoever waits for the run sees both.
-    await services.logError({ orgId: run.orgId, source: 'job', origin: job.name, error: err, logLine: line });
-    if (run.orgId != null) {
-      await services.emit(orm.em.fork(), { orgId: run.orgId, kind: 'job.failed', title: `Job ${job.name} failed`, message, data: { job: job.name, run: run.id } });
-    }
+    await announceFailure(services, orm.em.fork(), { orgId: run.orgId, runId: run.id, name: job.name, error: err, message });
   }
   // Failed for good, or back to queued until the next attempt (a one-at-a-time job keeps its slot meanwhile).
   await run.finish({ status: final ? 'failed' : 'queued', error: message });
