@@ -32,6 +32,16 @@ export type { EntityManager } from '@mikro-orm/postgresql';
 export type { FastifyPluginAsyncTypebox as RoutesPlugin } from '@fastify/type-provider-typebox';
 export { SecretDecryptError } from './secrets/crypto.js';
 export { safeFetch, assertPublicUrl, SafeFetchError, type SafeFetchOptions, type SafeResponse, type SafeFetchFailure } from './net/safe-fetch.js';
-export { startQuad, VERSION, type Quad, type StartOptions, type Role } from './quad.js';
+export type { Quad, StartOptions, Role } from './quad.js';
+export { VERSION } from './version.js';
+
+/**
+ * Start Quad in this process (see README "Embed"). Loaded on first call: a plugin imports this package for its
+ * definitions, and a command that only reads the registry (the operator CLI) need not load the API and the worker.
+ */
+export async function startQuad(options?: import('./quad.js').StartOptions): Promise<import('./quad.js').Quad> {
+  const { startQuad: start } = await import('./quad.js');
+  return start(options);
+}
 export { ConfigSource } from './config/load.js';
 import './http/types.js';

@@ -4,10 +4,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createLogger } from './log.js';
 import { VERSION } from './version.js';
-import { ConfigError, ConfigSource, loadSettings } from './config/load.js';
-import { SettingsSchema, type Settings } from './config/schema.js';
-import { coreModule } from './core-module.js';
-import { authModule, tokensModule } from './auth/module.js';
+import { ConfigError, ConfigSource } from './config/load.js';
+import type { Settings } from './config/schema.js';
 import { createAuth, type AuthServices } from './auth/index.js';
 import { registerAuthPolicies } from './auth/policies.js';
 import { installedExtensions, migrate, vectorStatus } from './db/migrator.js';
@@ -18,19 +16,13 @@ import { buildHttpApp } from './http/app.js';
 import { AuthPolicies } from './http/auth-policies.js';
 import { startWorker, type Worker } from './jobs/worker.js';
 import { startDaemons, type Daemons } from './jobs/daemons.js';
-import { importPlugin, markShippedInCore, Registry } from './modules/registry.js';
+import type { Registry } from './modules/registry.js';
+import { CORE_MODULES, loadRegistry, pluginSpecs } from './modules/load.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
-import { limitsModule } from './limits/module.js';
-import { orgModule } from './orgs/module.js';
-import { mcpModule, modulesModule } from './tools/module.js';
 import { ToolService } from './tools/tool-service.js';
-import { adminModule } from './admin/module.js';
-import { secretsModule } from './secrets/module.js';
 import { SecretStore } from './secrets/store.js';
-import { eventsModule } from './events/module.js';
-import { dashboardModule } from './dashboard/module.js';
 import { Metrics } from './metrics/metrics.js';
 import { metricsPolicy } from './metrics/access.js';
 import { buildMetricsListener } from './metrics/listener.js';
@@ -38,11 +30,7 @@ import { buildMetricsListener } from './metrics/listener.js';
 export type Role = 'api' | 'worker' | 'all';
 
 export { VERSION } from './version.js';
-
-/** Modules every Quad has, always on; the only modules that may declare `core: true`. */
-export const CORE_MODULES: readonly Module[] = markShippedInCore([
-  coreModule, authModule, tokensModule, orgModule, adminModule, limitsModule, secretsModule, mcpModule, modulesModule, eventsModule, dashboardModule,
-]);
+export { CORE_MODULES, loadRegistry, pluginSpecs };
 
 export interface StartOptions {
   role?: Role;
@@ -81,43 +69,6 @@ export interface Quad {
   /** The metrics-only listener on METRICS_PORT, when set. */
   metricsListener: FastifyInstance | null;
   close(): Promise<void>;
-}
-
-/** The plugins to load: PLUGINS (which replaces the default list), then PLUGINS_EXTRA; each once. */
-export function pluginSpecs(settings: Pick<Settings, 'PLUGINS' | 'PLUGINS_EXTRA'>): string[] {
-  return [...new Set([...settings.PLUGINS, ...settings.PLUGINS_EXTRA])];
-}
-
-/** Load the plugins and build the registry; resolve every module's settings. One error lists every bad setting. */
-export async function loadRegistry(source: ConfigSource, extra: Module[] = []) {
-  const problems: string[] = [];
-  const collect = <T>(fn: () => T): T | undefined => {
-    try {
-      return fn();
-    } catch (err) {
-      if (err instanceof ConfigError) problems.push(...err.problems);
-      else throw err;
-      return undefined;
-    }
-  };
-  const settings = collect(() => loadSettings(source));
-  const plugins = settings ? await Promise.all(pluginSpecs(settings).map((spec) => importPlugin(spec))) : [];
-  const registry = new Registry([...CORE_MODULES, ...plugins, ...extra]);
-  const moduleSettings = new Map<string, Record<string, unknown>>();
-  const known = new Set(Object.keys(SettingsSchema.properties));
-  for (const mod of registry.modules) {
-    if (!mod.settings) continue;
-    Object.keys(mod.settings.properties).forEach((k) => known.add(k));
-    const values = collect(() => source.resolve(mod.settings!));
-    if (values) moduleSettings.set(mod.name, values);
-  }
-  if (settings?.METRICS_PORT !== undefined && !settings.METRICS_TOKEN) {
-    problems.push('METRICS_PORT: needs METRICS_TOKEN (the listener serves the metrics to that bearer token only); set it, or unset METRICS_PORT');
-  }
-  problems.push(...source.unknownSettings(known));
-  problems.push(...new LimitsEngine(registry, (n) => source.raw(n)).settingProblems());
-  if (problems.length) throw new ConfigError(problems);
-  return { settings: settings!, registry, moduleSettings };
 }
 
 export async function startQuad(options: StartOptions = {}): Promise<Quad> {

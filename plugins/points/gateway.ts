@@ -2,8 +2,6 @@
 // Thin on purpose: it hands MESSAGE_CREATE to awardForMessage and GUILD_MEMBER_ADD to recordMemberJoined, which
 // hold all the logic and are tested without Discord. It reconnects on its own (the library resumes sessions);
 // when the first connection fails it retries with a growing wait.
-import { REST } from '@discordjs/rest';
-import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws';
 import type { DaemonDecl } from '@quad/core';
 import { awardForMessage, memberFromGateway, messageFromGateway, recordMemberJoined } from './messages.js';
 
@@ -28,6 +26,8 @@ export const gatewayDaemon: DaemonDecl = {
   enabled: (services) => !!services.settings.BOT_TOKEN && services.moduleSettings<{ POINTS_GATEWAY?: boolean }>('points').POINTS_GATEWAY !== false,
   async start({ orm, services, log }) {
     const token = services.settings.BOT_TOKEN!;
+    // Loaded here, by the one worker that runs the gateway: every other process (API, CLI) skips them.
+    const [{ REST }, { WebSocketManager, WebSocketShardEvents }] = await Promise.all([import('@discordjs/rest'), import('@discordjs/ws')]);
     const rest = new REST({ ...restBase(services.settings.DISCORD_API_URL), timeout: services.settings.DISCORD_TIMEOUT_MS, retries: 1 }).setToken(token);
     const manager = new WebSocketManager({ token, intents: GATEWAY_INTENTS, rest });
     let stopped = false;

@@ -12,7 +12,7 @@ import { forkFor, openOrm } from '../db/orm.js';
 import { Organization, type OrganizationEntity } from '../entities/organization.js';
 import { notFound } from '../http/errors.js';
 import { ManifestError, type Registry } from '../modules/registry.js';
-import { loadRegistry } from '../quad.js';
+import { loadRegistry } from '../modules/load.js';
 import { SecretStore } from '../secrets/store.js';
 import { operatorMessage } from '../startup/operator-errors.js';
 import { OperatorError } from './output.js';

@@ -11,7 +11,7 @@ export function defineMigrateCommand(program: Command, act: Act) {
 
 async function migrateDatabase(): Promise<number> {
   const [{ loadRegistry }, { migrate }, { databaseUrl, databaseFailure }] = await Promise.all([
-    import('../quad.js'), import('../db/migrator.js'), import('./database.js'),
+    import('../modules/load.js'), import('../db/migrator.js'), import('./database.js'),
   ]);
   const { url, embedded } = await databaseUrl(process.env);
   const source = new ConfigSource({ overrides: { DATABASE_URL: url } });

@@ -47,7 +47,7 @@ function renamed(text: string, id: string, path: string): string {
 }
 
 async function newPlugin(id: string, options: { dir: string }): Promise<number> {
-  const { CORE_MODULES } = await import('../quad.js');
+  const { CORE_MODULES } = await import('../modules/load.js');
   if (CORE_MODULES.some((m) => m.name === id)) {
     tell(`error: "${id}" is a core module's id; choose another name`);
     return 1;

@@ -11,7 +11,7 @@ import { indexed } from '../records.js';
 import { queryMaxChars, settingsOf } from '../settings.js';
 import { INDEX_RESULT_JOB } from '../index-result.js';
 import { accepted, checkParams } from './params.js';
-import { cut, htmlToText, jsonToText, UnexpectedAnswer } from './text.js';
+import { cut, jsonToText, UnexpectedAnswer } from './text.js';
 import { resultsText, searchRequestUrl, searchResults, searchServiceFor } from './search.js';
 
 const MAX_BYTES = 5 * 1024 * 1024;
@@ -104,7 +104,7 @@ async function answerHttp(ctx: QueryContext, submodule: Submodule, query: QueryD
   const res = await get(query, url, true, `Quad/${ctx.services.version} (submodules)`, accept);
   try {
     if (answer.kind === 'json') return { url: res.url, text: jsonToText(res.json(), answer) };
-    if (answer.kind === 'html') return { url: res.url, text: htmlToText(res.text(), answer.select) };
+    if (answer.kind === 'html') return { url: res.url, text: (await import('./html-text.js')).htmlToText(res.text(), answer.select) };
     return { url: res.url, text: res.text().trim() };
   } catch (err) {
     if (err instanceof SyntaxError) throw failed(query, 'its site did not answer JSON');

@@ -13,7 +13,7 @@
 //   Authorization header ourselves (`auth: false`), so a 401 stays one refused call.
 // - Redirects: `send` never follows them (an Authorization header must not travel to another host).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { DiscordAPIError, HTTPError, RateLimitError, REST, type RateLimitData, type RequestData, type RouteLike } from '@discordjs/rest';
+import type { REST, RateLimitData, RequestData, RouteLike } from '@discordjs/rest';
 import { DiscordRequestError, DiscordUnavailable } from './errors.js';
 import { describeNetworkError, discordErrorOf, MAX_RETRY_WAIT_S, redact, retryAfterOf, USER_AGENT } from './policy.js';
 
@@ -30,6 +30,11 @@ interface CallState {
 }
 
 const calls = new AsyncLocalStorage<CallState>();
+
+type RestLibrary = typeof import('@discordjs/rest');
+let restLibrary: Promise<RestLibrary> | undefined;
+/** @discordjs/rest, loaded with the first call: a process that never calls Discord (most CLI commands) skips it. */
+const loadRestLibrary = () => (restLibrary ??= import('@discordjs/rest'));
 
 export interface RestCall {
   method: 'GET' | 'POST';
@@ -54,19 +59,28 @@ export interface RestSettings {
 }
 
 export class DiscordRest {
-  private readonly rest: REST;
+  private rest: { library: RestLibrary; client: REST } | null = null;
   /** The longest one call may take, its time in a bucket's queue included: two attempts and one rate-limit wait. */
   private readonly budgetMs: number;
 
   constructor(private readonly settings: RestSettings) {
     this.budgetMs = 2 * settings.timeoutMs + MAX_RETRY_WAIT_S * 1000;
-    this.rest = new REST({
-      api: settings.api,
-      timeout: settings.timeoutMs,
-      retries: 0,
-      rejectOnRateLimit: giveUp,
-      makeRequest: send as unknown as REST['options']['makeRequest'],
-    });
+  }
+
+  private async restClient(): Promise<{ library: RestLibrary; client: REST }> {
+    if (this.rest) return this.rest;
+    const library = await loadRestLibrary();
+    this.rest ??= {
+      library,
+      client: new library.REST({
+        api: this.settings.api,
+        timeout: this.settings.timeoutMs,
+        retries: 0,
+        rejectOnRateLimit: giveUp,
+        makeRequest: send as unknown as REST['options']['makeRequest'],
+      }),
+    };
+    return this.rest;
   }
 
   /** The parsed JSON answer (undefined for an empty one, such as a webhook's 204). */
@@ -82,11 +96,12 @@ export class DiscordRest {
       ...(call.query && { query: call.query }),
       ...(call.body !== undefined && { body: call.body }),
     };
+    const { library, client } = await this.restClient();
     let answer: unknown;
     try {
-      answer = await calls.run(state, () => (call.method === 'GET' ? this.rest.get(call.route, data) : this.rest.post(call.route, data)));
+      answer = await calls.run(state, () => (call.method === 'GET' ? client.get(call.route, data) : client.post(call.route, data)));
     } catch (err) {
-      throw this.failure(err, call, state, budget.aborted);
+      throw this.failure(library, err, call, state, budget.aborted);
     }
     // REST hands back the raw bytes when the answer is not JSON.
     if (answer instanceof ArrayBuffer) {
@@ -98,11 +113,11 @@ export class DiscordRest {
 
   /** Stops REST's sweep timers (they are unref'd, so this only matters to a client dropped early). */
   close(): void {
-    this.rest.clearHashSweeper();
-    this.rest.clearHandlerSweeper();
+    this.rest?.client.clearHashSweeper();
+    this.rest?.client.clearHandlerSweeper();
   }
 
-  private failure(err: unknown, call: RestCall, state: CallState, overBudget: boolean): Error {
+  private failure({ DiscordAPIError, HTTPError, RateLimitError }: RestLibrary, err: unknown, call: RestCall, state: CallState, overBudget: boolean): Error {
     const scrub = (message: string) => redact(message, [...this.settings.secrets, ...(call.secrets ?? [])]);
     if (err instanceof RateLimitError) {
       const wait = state.gaveUpAt;
