@@ -91,32 +91,34 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
   // One LISTEN connection per process: token revocations and org changes (org routes and job runs read the org cache).
   const listener = new PgListener(url, log);
-  const query = rawQuery(orm);
-  const auth = createAuth(settings, listener, log, query);
-  const orgs = new OrgCache(listener, query);
-  const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
-  limitsEngine.listen(listener);
-  const services = createServices({
-    orm, settings, version: VERSION, registry, extensions, vector, moduleSettings, discord: auth.discord,
-    limits: limitsEngine,
-    secrets, log,
-  });
-  for (const d of services.degraded) {
-    log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
-  }
-  const policies = new AuthPolicies();
-  registerAuthPolicies(policies, auth);
-  policies.register('metrics', metricsPolicy(settings.METRICS_TOKEN));
-  const metrics = new Metrics();
-  if (settings.METRICS_TOKEN) metrics.collectProcessMetrics();
-
-  const tools = new ToolService(orm, services, log, metrics);
   let app: FastifyInstance | null = null;
   let metricsListener: FastifyInstance | null = null;
   let mcp: FastifyInstance | null = null;
   let worker: Worker | null = null;
   let daemons: Daemons | null = null;
+  // From here on a failed start (a provider's bad implementation, a route without a policy, a port in use) closes
+  // what it opened: the ORM's pool alone would keep the process alive.
   try {
+    const query = rawQuery(orm);
+    const auth = createAuth(settings, listener, log, query);
+    const orgs = new OrgCache(listener, query);
+    const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
+    limitsEngine.listen(listener);
+    const services = createServices({
+      orm, settings, version: VERSION, registry, extensions, vector, moduleSettings, discord: auth.discord,
+      limits: limitsEngine,
+      secrets, log,
+    });
+    for (const d of services.degraded) {
+      log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
+    }
+    const policies = new AuthPolicies();
+    registerAuthPolicies(policies, auth);
+    policies.register('metrics', metricsPolicy(settings.METRICS_TOKEN));
+    const metrics = new Metrics();
+    if (settings.METRICS_TOKEN) metrics.collectProcessMetrics();
+
+    const tools = new ToolService(orm, services, log, metrics);
     await listener.start();
     if (role !== 'worker') {
       app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, metrics, version: VERSION, logger: log });
@@ -138,25 +140,26 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       metricsListener = await buildMetricsListener({ metrics, token: settings.METRICS_TOKEN, log });
       if (options.listen !== false) await metricsListener.listen({ port: settings.METRICS_PORT, host: settings.HOST });
     }
+
+    let closing: Promise<void> | undefined;
+    const close = () => (closing ??= (async () => {
+      await app?.close(); // stop taking requests first
+      await mcp?.close();
+      await daemons?.stop();
+      await worker?.stop(); // then let running jobs finish and release their locks
+      await metricsListener?.close(); // scraped until the jobs are done
+      await listener.stop();
+      await orm.close();
+    })());
+    return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, metrics, metricsListener, worker, daemons, close };
   } catch (err) {
     await metricsListener?.close();
     await app?.close();
     await mcp?.close();
+    await daemons?.stop();
     await worker?.stop();
     await listener.stop();
     await orm.close();
     throw err;
   }
-
-  let closing: Promise<void> | undefined;
-  const close = () => (closing ??= (async () => {
-    await app?.close(); // stop taking requests first
-    await mcp?.close();
-    await daemons?.stop();
-    await worker?.stop(); // then let running jobs finish and release their locks
-    await metricsListener?.close(); // scraped until the jobs are done
-    await listener.stop();
-    await orm.close();
-  })());
-  return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, metrics, metricsListener, worker, daemons, close };
 }
