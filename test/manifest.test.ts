@@ -1,7 +1,8 @@
 // The registry refuses a bad manifest at boot with a message naming the plugin and the field.
 import t from 'tap';
 import { defineModule, defineOrgEntity, defineService, p, provide, Type, type ModuleManifest } from '@quad/core';
-import { startTestApp } from '@quad/core/testing';
+import pg from 'pg';
+import { ADMIN_URL, createTestDatabase, startTestApp } from '@quad/core/testing';
 import { Registry } from '../core/src/modules/registry.js';
 import { CORE_MODULES, VERSION } from '../core/src/quad.js';
 
@@ -152,11 +153,20 @@ t.test('a provider comes before the modules that consume its services', async (t
   t.equal(registry.services.get('demo.counter')?.module, 'demo');
 });
 
-t.test('an implementation without a method its ref lists refuses boot, naming the provider', async (t) => {
+t.test('an implementation without a method its ref lists refuses boot, naming the provider, and closes what it opened', async (t) => {
   const broken = defineModule({ ...base, provides: [provide(counter, (() => ({ next: () => 1 })) as never)] });
-  await t.rejects(startTestApp(t, { plugins: [broken] }), {
+  const db = await createTestDatabase([...CORE_MODULES, broken]);
+  t.teardown(() => db.drop());
+  await t.rejects(startTestApp(t, { plugins: [broken], databaseUrl: db.url }), {
     name: 'ManifestError', message: 'Plugin "demo": provides[0]: the implementation of "demo.counter" has no method "reset"',
   });
+  // The check runs after the ORM opened its pool: a start that fails there must not leave connections (and the
+  // pool's timers, which kept the process alive) behind.
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [db.name]);
+  t.equal(rows[0].n, 0, 'no connection of the failed start is left');
 });
 
 t.test('a route file that exports no route plugin refuses boot, naming the file', async (t) => {
