@@ -6,6 +6,9 @@
 //   (c) an officer route making one plugin-style ORM `findOne`,
 // against their floors in the same run: (d) a bare Fastify route, (e) a bare route sending b's SQL with raw `pg`,
 // (f) a bare route sending c's SQL with raw `pg`. Prints a/d (target ≥ 0.60), b/e (≥ 0.80) and c/f (≥ 0.50).
+// Also (g): a bare Fastify route doing only the work every Quad answer must do — the same response headers (helmet's
+// set, request id, cache-control, CORS's vary), one JSON log line at `info` and the request metrics — and a/g, which
+// shows how much of a's cost is that work and how much is the officer check.
 // Run: npm run bench:auth [-- --seconds 5 --connections 10]
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -15,11 +18,13 @@ import { rawQuery } from '../../core/src/db/orm.js';
 import { PgListener } from '../../core/src/db/listener.js';
 import { OrgCache } from '../../core/src/orgs/org-cache.js';
 import type { OfficerCaller } from '../../core/src/auth/callers.js';
-import { createLogger, logDestination } from '../../core/src/log.js';
+import { createLogger, logDestination, ResponseLogController } from '../../core/src/log.js';
+import { Metrics } from '../../core/src/metrics/metrics.js';
+import { requestIdOf } from '../../core/src/http/request-id.js';
 import { startSignInWorld } from '../support/sign-in.js';
 import { measureTargets, serveTargets, type Target } from './harness.js';
 
-interface Served { a: string; b: string; c: string; d: string; e: string; f: string; authorization: string }
+interface Served { a: string; b: string; c: string; d: string; e: string; f: string; g: string; authorization: string }
 
 let missingOrgs: OrgCache | undefined;
 const benchRoutes: RoutesPlugin = async (app) => {
@@ -59,9 +64,11 @@ async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
   teardown(() => pool.end());
   teardown(() => bare.close());
   const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+  const dutiful = await requiredWorkRoute(`${world.quad.url}/api/bench/acm/ping`, `Bearer ${token}`, logger);
+  teardown(() => dutiful.close());
   const served = {
     a: `${world.quad.url}/api/bench/acm/ping`, b: `${world.quad.url}/api/bench/acm/core-read`, c: `${world.quad.url}/api/bench/acm/read`,
-    d: `${bareUrl}/ping`, e: `${bareUrl}/core-read`, f: `${bareUrl}/read`,
+    d: `${bareUrl}/ping`, g: `http://127.0.0.1:${(dutiful.server.address() as { port: number }).port}/ping`, e: `${bareUrl}/core-read`, f: `${bareUrl}/read`,
     authorization: `Bearer ${token}`,
   };
   // Warm the org and access caches once, as a signed-in officer's first request would.
@@ -70,6 +77,30 @@ async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
     if (warm.status !== 200) throw new Error(`warm-up of ${url} answered ${warm.status}: ${await warm.text()}`);
   }
   return served;
+}
+
+/**
+ * (g): a bare Fastify route with the work every Quad answer does and nothing else: the headers a's answer carries
+ * (copied from one of its answers), a request id, one log line through the same logger and controller, and the same
+ * request counter and histogram.
+ */
+async function requiredWorkRoute(officerUrl: string, authorization: string, logger: ReturnType<typeof createLogger>) {
+  const sample = await fetch(officerUrl, { headers: { authorization } });
+  const headers: Record<string, string> = {};
+  sample.headers.forEach((value, name) => {
+    if (!['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'x-request-id'].includes(name)) headers[name] = value;
+  });
+  const metrics = new Metrics();
+  const app = Fastify({ loggerInstance: logger as never, genReqId: requestIdOf, logController: new ResponseLogController() });
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(headers);
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', metrics.onResponse);
+  app.get('/ping', async () => ({ ok: true, org: 'acm' }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return app;
 }
 
 if (process.argv.includes('--serve')) {
@@ -82,7 +113,9 @@ if (process.argv.includes('--serve')) {
     { label: '(d) bare Fastify route', url: s.d },
     { label: '(e) bare Fastify route, b\'s SQL in raw pg', url: s.e },
     { label: '(f) bare Fastify route, c\'s SQL in raw pg', url: s.f },
+    { label: '(g) bare Fastify route, headers + log line + metrics', url: s.g },
   ]);
-  const [a, b, c, d, e, f] = Object.values(r);
+  const [a, b, c, d, e, f, g] = Object.values(r);
   console.log(`a/d = ${(a / d).toFixed(2)} (target ≥ 0.60)   b/e = ${(b / e).toFixed(2)} (≥ 0.80)   c/f = ${(c / f).toFixed(2)} (≥ 0.50)`);
+  console.log(`g/d = ${(g / d).toFixed(2)} (what the required per-answer work leaves of a bare route)   a/g = ${(a / g).toFixed(2)} (the officer route against it)`);
 }

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT, type CliResult } from './processes.js';
+import { QUAD, ROOT, type CliResult } from './processes.js';
 
 /** Run a node process in `cwd` to its end. */
 function node(args: string[], cwd: string): Promise<CliResult> {
@@ -26,7 +26,7 @@ t.test('plugin new', async (t) => {
   const clone = mkdtempSync(join(tmpdir(), 'quad-plugin-new-'));
   t.teardown(() => rmSync(clone, { recursive: true, force: true }));
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-  const cli = (...args: string[]) => node(['--import', 'tsx', join(ROOT, 'core/src/cli.ts'), ...args], clone);
+  const cli = (...args: string[]) => node([...QUAD.slice(1), ...args], clone);
 
   const made = await cli('plugin', 'new', 'shout_box');
   t.equal(made.code, 0, made.stderr);
