@@ -36,8 +36,9 @@ export type { Quad, StartOptions, Role } from './quad.js';
 export { VERSION } from './version.js';
 
 /**
- * Start Quad in this process (see README "Embed"). Loaded on first call: a plugin imports this package for its
- * definitions, and a command that only reads the registry (the operator CLI) need not load the API and the worker.
+ * Start Quad in this process: the API and/or the job worker (StartOptions.role). Loaded on first call: plugins import
+ * this package for its definitions, and a process that only reads the registry (the operator CLI) need not load the
+ * API and the worker.
  */
 export async function startQuad(options?: import('./quad.js').StartOptions): Promise<import('./quad.js').Quad> {
   const { startQuad: start } = await import('./quad.js');
