@@ -22,6 +22,7 @@ import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
 import { ToolService } from './tools/tool-service.js';
+import { buildMcpApp } from './tools/mcp-server.js';
 import { SecretStore } from './secrets/store.js';
 import { Metrics } from './metrics/metrics.js';
 import { metricsPolicy } from './metrics/access.js';
@@ -122,9 +123,6 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     await listener.start();
     if (role !== 'worker') {
       app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, metrics, version: VERSION, logger: log });
-      // Loaded here, not at the top: the MCP SDK (and zod) take half a second to load, which the CLI's commands and
-      // worker processes never need.
-      const { buildMcpApp } = await import('./tools/mcp-server.js');
       mcp = await buildMcpApp({ orm, orgs, machineTokens: auth.machineTokens, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
       await app.ready();
       if (options.listen !== false) {

@@ -5,9 +5,7 @@
 // Server (as the core's own tool server) rather than McpServer: its tools are written as the JSON Schemas a remote
 // server sends, with no zod dependency. Test code, not production code.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { listenOutside } from './outside.js';
 
 export interface FakeRemoteTool {
@@ -67,6 +65,10 @@ export function defaultRemoteTools(): FakeRemoteTool[] {
 }
 
 export async function startFakeRemoteMcp(t?: { teardown(fn: () => unknown): void }, options: FakeRemoteMcpOptions = {}): Promise<FakeRemoteMcp> {
+  // The SDK loads here, not with @quad/core/testing: most test processes never start this fake.
+  const [{ Server }, { StreamableHTTPServerTransport }, { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const calls: RecordedRemoteCall[] = [];
   const requests: RecordedRemoteRequest[] = [];
   let listings = 0;

@@ -4,24 +4,22 @@
 // checks the Host.
 // No answer carries an error's own message: a failure before the MCP server runs (the token check during a
 // database outage…) is a JSON-RPC error with a fixed message and the request id; so is a failing tool.
+// The MCP SDK (and zod) is half a second of loading: mcp-session.ts holds what uses it, loaded when the server starts
+// listening or on the first /mcp request, so a process that never serves MCP (tests on inject) never loads it.
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
 import { routeNotFound } from '../http/error-handler.js';
 import { requestIdOf } from '../http/request-id.js';
 import { ResponseLogController } from '../log.js';
 import type { MachineTokenCache } from '../auth/machine-tokens.js';
-import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
-import type { ToolCaller } from '../modules/types.js';
+import type { OrgCache } from '../orgs/org-cache.js';
 import { toolCaller } from './caller.js';
-import type { ToolListing, ToolService } from './tool-service.js';
+import type { ToolService } from './tool-service.js';
+import type { McpSessions } from './mcp-session.js';
 
-/** JSON-RPC error code for a rate-limited call (server-defined range). */
-export const RATE_LIMITED = -32029;
+/** JSON-RPC 2.0's error codes for what is answered here, before any MCP server runs. */
+const ErrorCode = { ParseError: -32700, InvalidRequest: -32600, InternalError: -32603 } as const;
 
 export interface McpOptions {
   orm: MikroORM;
@@ -48,76 +46,17 @@ function refuse(reply: FastifyReply, error: string) {
     .send({ jsonrpc: '2.0', error: { code: -32001, message: error }, id: null });
 }
 
-/**
- * tools/call as the SDK's Server validates it itself: registered with CallToolRequestSchema, the SDK's generic
- * parse would answer malformed params with -32603 (internal error) before its own check answers -32602.
- */
-const ToolsCallRequest = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
-
 /** A JSON-RPC error answer outside the MCP server: a fixed message, never the cause's. */
 function rpcError(reply: FastifyReply, status: number, code: number, message: string, data?: Record<string, unknown>) {
   return reply.code(status).send({ jsonrpc: '2.0', error: { code, message, ...(data && { data }) }, id: null });
-}
-
-type McpTool = { name: string; title: string; description: string; inputSchema: { type: 'object' }; outputSchema?: { type: 'object' }; annotations: ToolListing['annotations'] };
-
-/** What a tool with `confirm` answers first; its outputSchema allows it beside the tool's own output. */
-const CONFIRM_REQUIRED = { type: 'object', required: ['confirm_required', 'preview'], properties: { confirm_required: { const: true }, preview: {} } };
-
-/**
- * What one request's Server shares with the others (never a transport): the JSON Schema validator (the SDK's
- * Server would build its own Ajv otherwise; ours never elicits, so it is not even used) and each tool's MCP listing.
- */
-class SharedParts {
-  readonly validator = new AjvJsonSchemaValidator();
-  /** By the tool service's listing: one per local tool for the process, one per remote tool per cached listing. */
-  private readonly listings = new WeakMap<ToolListing, McpTool>();
-
-  listing(tool: ToolListing): McpTool {
-    let listed = this.listings.get(tool);
-    if (!listed) {
-      const { name, title, description, inputSchema, outputSchema, annotations, confirm } = tool;
-      const output = outputSchema && (confirm ? { type: 'object', anyOf: [outputSchema, CONFIRM_REQUIRED] } : outputSchema);
-      listed = { name, title, description, inputSchema: inputSchema as { type: 'object' }, ...(output && { outputSchema: output as { type: 'object' } }), annotations };
-      this.listings.set(tool, listed);
-    }
-    return listed;
-  }
-}
-
-function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
-  const server = new Server({ name: 'quad', version: options.version }, { capabilities: { tools: {} }, jsonSchemaValidator: shared.validator });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await options.tools.list(org, caller)).map((t) => shared.listing(t)),
-  }));
-  server.setRequestHandler(ToolsCallRequest, async (request) => {
-    // The SDK has checked params against CallToolRequestSchema by now (InvalidParams otherwise).
-    const params = request.params as { name: string; arguments?: Record<string, unknown> };
-    const outcome = await options.tools.call(org, caller, params.name, params.arguments ?? {}, 'mcp', requestId);
-    if (!outcome.ok) {
-      // Unknown and refused tools look alike; a rate limit is a protocol error too (nothing ran).
-      if (outcome.status === 404) throw new McpError(ErrorCode.InvalidParams, outcome.error);
-      if (outcome.status === 429) throw new McpError(RATE_LIMITED, outcome.error, outcome.details);
-      const structured = { error: outcome.error, reason: outcome.reason ?? null, status: outcome.status, ...outcome.details };
-      // A client checks structuredContent against the tool's outputSchema when there is one, errors included: such
-      // a tool's error is its text alone.
-      const declaresOutput = options.tools.declaresOutput(params.name);
-      return { isError: true, content: [{ type: 'text' as const, text: outcome.error }], ...(!declaresOutput && { structuredContent: structured }) };
-    }
-    // A remote tool's result is the remote server's, passed on as it answered (its content, isError…).
-    if ('remote' in outcome && outcome.remote) return outcome.result as CallToolResult;
-    const value = 'confirm_required' in outcome ? { confirm_required: true, preview: outcome.preview } : outcome.result;
-    const structured = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { result: value };
-    return { content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: structured };
-  });
-  return server;
 }
 
 export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance> {
   // One log line per response, as on the main port.
   const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf, logController: new ResponseLogController() });
   app.decorateRequest('org', null);
-  const shared = new SharedParts();
+  let sessions: Promise<McpSessions> | undefined;
+  const loadSessions = () => (sessions ??= import('./mcp-session.js').then(({ McpSessions }) => new McpSessions(options)));
   // (A callback hook, not an async one: no promise per request.)
   app.addHook('onRequest', (request, reply, done) => {
     // On the raw response: the MCP transport answers on it directly (the reply is hijacked).
@@ -160,6 +99,8 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
   }
   let hosts: string[] = options.allowedHosts;
   app.addHook('onListen', async () => {
+    // Loaded now, so the first client does not wait for it (a failure shows on that client's request).
+    loadSessions().catch(() => { sessions = undefined; });
     const address = app.server.address();
     if (!options.allowedHosts.length && address && typeof address === 'object') {
       hosts = ['localhost', '127.0.0.1', '[::1]'].map((h) => `${h}:${address.port}`);
@@ -175,23 +116,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     if (!org) return refuse(reply, 'The token\'s org no longer exists');
     request.org = org;
 
-    const server = mcpServer(options, shared, org, toolCaller(check.token), request.id);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      enableDnsRebindingProtection: true,
-      allowedHosts: hosts,
-    });
-    reply.hijack();
-    reply.raw.on('close', () => {
-      // Answered: nothing of the request still runs, and both are dropped with it (closing would only build a
-      // "connection closed" error for no one). Cut short (the client went away): stop what still runs.
-      if (reply.raw.writableFinished) return;
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    await (await loadSessions()).answer(request, reply, org, toolCaller(check.token), hosts);
   });
   return app;
 }
