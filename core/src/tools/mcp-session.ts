@@ -8,8 +8,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { ToolCaller } from '../modules/types.js';
-import type { McpOptions } from './mcp-server.js';
-import type { ToolListing } from './tool-service.js';
+import type { ToolListing, ToolService } from './tool-service.js';
+
+/** What the sessions use of the tool server's options (mcp-server.ts's McpOptions). */
+export interface McpSessionOptions { version: string; tools: ToolService }
 
 /** JSON-RPC error code for a rate-limited call (server-defined range). */
 export const RATE_LIMITED = -32029;
@@ -46,7 +48,7 @@ class SharedParts {
   }
 }
 
-function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
+function mcpServer(options: McpSessionOptions, shared: SharedParts, org: OrgSnapshot, caller: ToolCaller, requestId: string): Server {
   const server = new Server({ name: 'quad', version: options.version }, { capabilities: { tools: {} }, jsonSchemaValidator: shared.validator });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: (await options.tools.list(org, caller)).map((t) => shared.listing(t)),
@@ -78,7 +80,7 @@ function mcpServer(options: McpOptions, shared: SharedParts, org: OrgSnapshot, c
 export class McpSessions {
   private readonly shared = new SharedParts();
 
-  constructor(private readonly options: McpOptions) {}
+  constructor(private readonly options: McpSessionOptions) {}
 
   /** One request: its own Server and transport, dropped with it. `hosts`: the Host headers accepted. */
   async answer(request: FastifyRequest, reply: FastifyReply, org: OrgSnapshot, caller: ToolCaller, hosts: string[]): Promise<void> {
