@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { ConfigSource } from '@quad/core';
 import { loadSettings } from '../core/src/config/load.js';
-import { loadRegistry } from '../core/src/quad.js';
+import { loadRegistry } from '../core/src/modules/load.js';
 
 const dirWith = (files: Record<string, unknown>) => {
   const dir = mkdtempSync(join(tmpdir(), 'quad-cfg-'));

@@ -4,7 +4,8 @@ import { defineModule, defineOrgEntity, defineService, p, provide, Type, type Mo
 import pg from 'pg';
 import { ADMIN_URL, createTestDatabase, startTestApp } from '@quad/core/testing';
 import { Registry } from '../core/src/modules/registry.js';
-import { CORE_MODULES, VERSION } from '../core/src/quad.js';
+import { CORE_MODULES } from '../core/src/modules/load.js';
+import { VERSION } from '../core/src/version.js';
 
 const base: ModuleManifest = { name: 'demo', title: 'Demo', description: 'A demo module', category: 'Tests' };
 const handler = async () => {};

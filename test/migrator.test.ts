@@ -8,7 +8,7 @@ import { defineModule } from '@quad/core';
 import { ADMIN_URL, databaseUrl } from '@quad/core/testing';
 import { migrate } from '../core/src/db/migrator.js';
 import { Registry } from '../core/src/modules/registry.js';
-import { CORE_MODULES } from '../core/src/quad.js';
+import { CORE_MODULES } from '../core/src/modules/load.js';
 
 async function freshDatabase(t: Test): Promise<string> {
   const name = `quad_migr_${process.pid}_${Date.now()}`;

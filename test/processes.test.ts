@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { createTestDatabase } from '@quad/core/testing';
-import { CORE_MODULES } from '../core/src/quad.js';
+import { CORE_MODULES } from '../core/src/modules/load.js';
 import sample from './fixtures/sample-module.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;

@@ -32,6 +32,7 @@ export type { EntityManager } from '@mikro-orm/postgresql';
 export type { FastifyPluginAsyncTypebox as RoutesPlugin } from '@fastify/type-provider-typebox';
 export { SecretDecryptError } from './secrets/crypto.js';
 export { safeFetch, assertPublicUrl, SafeFetchError, type SafeFetchOptions, type SafeResponse, type SafeFetchFailure } from './net/safe-fetch.js';
+import type { Quad, StartOptions } from './quad.js';
 export type { Quad, StartOptions, Role } from './quad.js';
 export { VERSION } from './version.js';
 
@@ -40,7 +41,7 @@ export { VERSION } from './version.js';
  * this package for its definitions, and a process that only reads the registry (the operator CLI) need not load the
  * API and the worker.
  */
-export async function startQuad(options?: import('./quad.js').StartOptions): Promise<import('./quad.js').Quad> {
+export async function startQuad(options?: StartOptions): Promise<Quad> {
   const { startQuad: start } = await import('./quad.js');
   return start(options);
 }

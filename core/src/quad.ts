@@ -17,7 +17,7 @@ import { AuthPolicies } from './http/auth-policies.js';
 import { startWorker, type Worker } from './jobs/worker.js';
 import { startDaemons, type Daemons } from './jobs/daemons.js';
 import type { Registry } from './modules/registry.js';
-import { CORE_MODULES, loadRegistry, pluginSpecs } from './modules/load.js';
+import { loadRegistry } from './modules/load.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
@@ -31,7 +31,6 @@ import { buildMetricsListener } from './metrics/listener.js';
 export type Role = 'api' | 'worker' | 'all';
 
 export { VERSION } from './version.js';
-export { CORE_MODULES, loadRegistry, pluginSpecs };
 
 export interface StartOptions {
   role?: Role;

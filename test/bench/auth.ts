@@ -10,7 +10,7 @@
 // request id, cache-control, CORS's vary), one JSON log line at `info` and the request metrics — and a/g, b/h, c/i:
 // how much of the gap is that work and how much is the officer check and the ORM.
 // Run: npm run bench:auth [-- --seconds 5 --connections 10]
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { defineModule, Type, type RoutesPlugin } from '@quad/core';
 import { User } from '../../core/src/auth/entities.js';
@@ -97,14 +97,14 @@ async function requiredWorkApp(officerUrl: string, authorization: string, logger
     if (!['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'x-request-id'].includes(name)) headers[name] = value;
   });
   const metrics = new Metrics();
-  const app = Fastify({ loggerInstance: logger as never, genReqId: requestIdOf, logController: new ResponseLogController() });
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, genReqId: requestIdOf, logController: new ResponseLogController() });
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
     reply.header('x-request-id', request.id);
     done();
   });
   app.addHook('onResponse', metrics.onResponse);
-  return app as unknown as FastifyInstance;
+  return app;
 }
 
 if (process.argv.includes('--serve')) {

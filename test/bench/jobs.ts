@@ -11,7 +11,7 @@ import { defineJob, defineModule } from '@quad/core';
 import { createPool } from '../../core/src/db/pool.js';
 import { startWorker } from '../../core/src/jobs/worker.js';
 import { createLogger } from '../../core/src/log.js';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { createTestDatabase, startTestApp } from '@quad/core/testing';
 
 const { values } = parseArgs({ options: {

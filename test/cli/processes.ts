@@ -9,7 +9,7 @@ import type { Test } from 'tap';
 import { createTestDatabase } from '@quad/core/testing';
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { importPlugin } from '../../core/src/modules/registry.js';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 

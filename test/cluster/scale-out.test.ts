@@ -5,7 +5,7 @@
 import pg from 'pg';
 import t from 'tap';
 import { createTestDatabase, discordSettings, roomInMinute, startFakeDiscord } from '@quad/core/testing';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import scale from '../fixtures/scale-module.js';
 import { builtFixture, eventually, request, sharedSettings, startNode, stopNode, type Answer, type QuadNode } from './cluster.js';
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import t from 'tap';
 import { ADMIN_URL, createTestDatabase } from '@quad/core/testing';
 import { createPool, endPool } from '../../core/src/db/pool.js';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 
 t.test('endPool resolves once every connection has closed on the server', async (t) => {
   const db = await createTestDatabase(CORE_MODULES);

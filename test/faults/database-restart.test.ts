@@ -6,7 +6,7 @@
 import t from 'tap';
 import pg from 'pg';
 import { until } from '@quad/core/testing';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { migrate } from '../../core/src/db/migrator.js';
 import sample from '../fixtures/sample-module.js';
 import { ready, spawnQuad } from '../startup/support.js';

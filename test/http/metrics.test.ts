@@ -6,7 +6,7 @@ import t from 'tap';
 import { defineJob, defineModule, defineTool, Type, type RoutesPlugin } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import { ConfigError, ConfigSource } from '../../core/src/config/load.js';
-import { loadRegistry } from '../../core/src/quad.js';
+import { loadRegistry } from '../../core/src/modules/load.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { createTestDatabase, startTestApp } from '@quad/core/testing';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { discordSettings, officerLogin } from '../support/sign-in.js';
 import { QUAD } from '../cli/processes.js';

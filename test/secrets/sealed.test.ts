@@ -4,7 +4,7 @@ import t from 'tap';
 import { SecretDecryptError } from '@quad/core';
 import { Registry } from '../../core/src/modules/registry.js';
 import { SecretStore } from '../../core/src/secrets/store.js';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { newKey } from './support.js';
 
 const registry = new Registry([...CORE_MODULES]);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import t from 'tap';
 import { createTestDatabase } from '@quad/core/testing';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { embeddedEnv, listening, pressCtrlC, ready, spawnQuad } from './support.js';
 
 t.test('embedded database: the banner, a clean console and a quiet Ctrl-C', async (t) => {

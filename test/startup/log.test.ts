@@ -6,7 +6,7 @@ import t from 'tap';
 import { ADMIN_URL, createTestDatabase } from '@quad/core/testing';
 import { createPool } from '../../core/src/db/pool.js';
 import { createLogger } from '../../core/src/log.js';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 
 function captured() {
   const lines: string[] = [];

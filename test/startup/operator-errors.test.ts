@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { ADMIN_URL, createTestDatabase } from '@quad/core/testing';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { freePort, spawnQuad } from './support.js';
 
 /** Run `quad run` to its failure; its output lines. */

@@ -5,7 +5,7 @@ import t from 'tap';
 import { defineModule, type ModuleManifest } from '@quad/core';
 import { Registry } from '../../core/src/modules/registry.js';
 import { RESERVED_PAGE_PATHS } from '../../core/src/modules/pages.js';
-import { CORE_MODULES } from '../../core/src/quad.js';
+import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { CORE_PAGES, OLD_PATH_NAMES, SHELL_PATHS, redirectOf } from '../../core/web/src/shell/routes.js';
 
 const bundle = new URL('./web/dist/', import.meta.url);

@@ -13,7 +13,8 @@ import { Organization, type OrganizationEntity } from '../entities/organization.
 import { JobRun, type JobRunEntity } from '../entities/logs.js';
 import { importPlugin } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
-import { CORE_MODULES, pluginSpecs, startQuad, type Quad, type Role } from '../quad.js';
+import { CORE_MODULES, pluginSpecs } from '../modules/load.js';
+import { startQuad, type Quad, type Role } from '../quad.js';
 import { forkFor } from '../db/orm.js';
 import { issueToken } from '../auth/token-admin.js';
 import type { IssuedToken, TokenRequest } from '../auth/machine-tokens.js';
