@@ -103,7 +103,7 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
   // Route folders.
   ['routes that are neither a plugin nor a folder URL', [{ ...base, routes: './routes' as never }], /^Plugin "demo": routes: must be a Fastify plugin or a folder URL/],
   ['a routes folder that does not exist', [{ ...base, routes: fixture('no-such-folder') }], /^Plugin "demo": routes: folder .*no-such-folder.* does not exist/],
-  ['a routes folder with an index file', [{ ...base, routes: fixture('routes-with-index') }], /^Plugin "demo": routes: index\.ts: a routes folder has no index file/],
+  ['a routes folder with an index file', [{ ...base, routes: fixture('routes-with-index') }], /^Plugin "demo": routes: index\.[jt]s: a routes folder has no index file/],
   ['a routes folder without route files', [{ ...base, routes: fixture('routes-empty') }], /^Plugin "demo": routes: folder .* has no route files/],
 ];
 
@@ -173,7 +173,7 @@ t.test('an implementation without a method its ref lists refuses boot, naming th
 t.test('a route file that exports no route plugin refuses boot, naming the file', async (t) => {
   const mod = defineModule({ ...base, routes: fixture('routes-bad-file') });
   await t.rejects(startTestApp(t, { plugins: [mod] }), {
-    name: 'ManifestError', message: /^Plugin "demo": routes: helpers\.ts: a route file must default-export a route plugin/,
+    name: 'ManifestError', message: /^Plugin "demo": routes: helpers\.[jt]s: a route file must default-export a route plugin/,
   });
 });
 

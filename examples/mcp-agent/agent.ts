@@ -1,6 +1,6 @@
 // An agent's first minute with Quad: connect to the tool server with a machine token, see which tools the token
 // may call, and call one. Run: QUAD_MCP_URL=http://localhost:8001/mcp QUAD_TOKEN=plat_… npx tsx agent.ts [tool] [json]
-import { connectToQuad, runMain, settingsFromEnv } from './connect.js';
+import { connectToQuad, isMain, runMain, settingsFromEnv } from './connect.js';
 
 export async function runAgent(options: { url: string; token: string; tool?: string; args?: Record<string, unknown>; print?: (line: string) => void }) {
   const print = options.print ?? ((line: string) => console.log(line));
@@ -19,7 +19,7 @@ export async function runAgent(options: { url: string; token: string; tool?: str
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   const { url, token } = settingsFromEnv('org:read');
   const [tool, json] = process.argv.slice(2);
   await runMain(url, 'org:read', () => runAgent({ url, token, tool, args: json ? JSON.parse(json) : undefined }));

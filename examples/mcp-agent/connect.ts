@@ -1,5 +1,7 @@
 // Connecting to Quad's tool server: the machine token travels as a bearer header and decides the org and which
 // tools are listed. A refused token is the usual first failure, so the scripts say so in one line.
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -21,6 +23,11 @@ export function settingsFromEnv(scopes: string): { url: string; token: string } 
 }
 
 /** Runs a script's main; a refused token exits 3 with one line instead of a stack. */
+/** True when the module at `moduleUrl` is the script node was asked to run (through a symlink too, as npm's bin links are). */
+export function isMain(moduleUrl: string): boolean {
+  return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(moduleUrl);
+}
+
 export async function runMain(url: string, scopes: string, main: () => Promise<void>): Promise<void> {
   try {
     await main();

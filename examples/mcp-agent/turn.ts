@@ -6,7 +6,7 @@
 // Run: QUAD_TOKEN=plat_… npx tsx turn.ts <member's Discord id> <channel id> "<question>" [conversation uuid]
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectToQuad, runMain, settingsFromEnv } from './connect.js';
+import { connectToQuad, isMain, runMain, settingsFromEnv } from './connect.js';
 
 export const TURN_SCOPES = 'agents:read,agents:write,knowledge:read';
 
@@ -74,7 +74,7 @@ export class ToolError extends Error {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   const { url, token } = settingsFromEnv(TURN_SCOPES);
   const [member, channel, question, conversation] = process.argv.slice(2);
   if (!member || !channel || !question) {

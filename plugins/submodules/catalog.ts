@@ -92,8 +92,8 @@ async function importContents(spec: string): Promise<SubmoduleContent[]> {
   });
 }
 
-/** The core runs its production build when this file is JavaScript: a path then takes the package's built entry. */
-const RUNS_BUILT = import.meta.url.endsWith('.js');
+/** The core runs its production build when package names resolve to dist/: a path then takes the package's built entry. */
+const RUNS_BUILT = import.meta.resolve('@quad/core').includes('/dist/');
 
 /** A package name as it is; a path (relative to the working directory) as a file URL of its entry. */
 function entryOf(spec: string): string {

@@ -10,8 +10,9 @@ import { createTestDatabase } from '@quad/core/testing';
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { importPlugin } from '../../core/src/modules/registry.js';
 import { CORE_MODULES } from '../../core/src/modules/load.js';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
-export const ROOT = new URL('../../', import.meta.url).pathname;
+export { ROOT };
 
 /** `quad` as `npx quad` runs it once built: append the command's arguments. */
 export const QUAD = [process.execPath, '--conditions=production', '--enable-source-maps', `${ROOT}core/dist/cli.js`];
@@ -21,7 +22,8 @@ export const DEFAULT_PLUGINS: string[] = JSON.parse(readFileSync(new URL('config
 
 /** A fresh database migrated for the core and the default plugins, dropped at teardown. */
 export async function defaultDatabase(t: Test, extraPlugins: string[] = []) {
-  const plugins = await Promise.all([...DEFAULT_PLUGINS, ...extraPlugins].map((p) => importPlugin(p, ROOT)));
+  // Imported here from the tree this file runs in (the compiled tree under `npm test`), as the core above is.
+  const plugins = await Promise.all([...DEFAULT_PLUGINS, ...extraPlugins].map((p) => importPlugin(p, new URL('../../', import.meta.url).pathname)));
   const db = await createTestDatabase([...CORE_MODULES, ...plugins]);
   t.teardown(() => db.drop());
   return db;

@@ -3,10 +3,10 @@
 // of the files' own syntax, no Docker needed.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 
 export interface Instruction {
   keyword: string;

@@ -5,10 +5,10 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
+import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 /** tsx's loader by path, so the CLI can run from any working directory. */
 const TSX = import.meta.resolve('tsx');
 

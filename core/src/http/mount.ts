@@ -4,7 +4,7 @@
 // same child (so the same hooks apply). Route plugins are never wrapped in fastify-plugin: that would leak their
 // hooks to the whole app.
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, RouteOptions } from 'fastify';
 import autoload from '@fastify/autoload';
@@ -101,9 +101,12 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
  * the folder (and its subfolders) must default-export a route plugin.
  */
 async function checkRouteFiles(module: string, dir: string) {
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => ROUTE_FILE.test(f.split('/').pop()!));
-  for (const file of files) {
-    const loaded = await import(pathToFileURL(join(dir, file)).href);
+  // The files autoload mounts: regular files (the test suite's compiled tree links each source beside its JavaScript).
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && ROUTE_FILE.test(e.name));
+  for (const e of files) {
+    const path = join(e.parentPath, e.name);
+    const file = relative(dir, path);
+    const loaded = await import(pathToFileURL(path).href);
     if (typeof loaded.default !== 'function') {
       throw new ManifestError(module, `routes: ${file}`, 'a route file must default-export a route plugin (export default (async (app) => { … }) satisfies RoutesPlugin)');
     }

@@ -54,8 +54,11 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   return Object.isFrozen(manifest) ? (manifest as Module) : defineModule(manifest);
 }
 
-/** The core runs its production build (`npm start`), not its TypeScript source. */
-const RUNS_BUILT = import.meta.url.endsWith('.js');
+/**
+ * The core runs its production build (`npm start`: `--conditions=production`, package names resolve to dist/), not
+ * its TypeScript source or the test suite's compiled copy of it (test/support/compiled-tree.mjs).
+ */
+const RUNS_BUILT = import.meta.resolve('@quad/core').includes('/dist/');
 
 /**
  * A plugin path may name a package folder: use its package.json entry point, as a package name would (the

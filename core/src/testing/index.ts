@@ -12,3 +12,8 @@ export { roomInMinute } from './windows.js';
 export { until } from './until.js';
 export { allowAddressesForTests } from '../net/address-policy.js';
 export { resolveWithDnsServerForTests } from '../net/safe-fetch.js';
+/**
+ * `.ts` when tests run the TypeScript sources (`npx tap file.ts`, through tsx), `.js` in the suite's compiled tree
+ * (`npm test`, test/support/compiled-tree.mjs): the extension of a module a test loads by path at run time.
+ */
+export const CODE_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';

@@ -2,7 +2,7 @@
 // is refused naming the package and the field, base URLs are overridden per base or for a whole submodule, the
 // legacy CAMPUS_QUERY_MAX_CHARS applies when the new name is unset, and a bad package stops the API from booting.
 import t from 'tap';
-import { startTestApp } from '@quad/core/testing';
+import { CODE_EXT, startTestApp } from '@quad/core/testing';
 import { submoduleProblems, type QueryDecl } from 'quad-submodule-kit';
 import campus from 'quad-submodule-campus';
 import careers from 'quad-submodule-careers';
@@ -44,13 +44,13 @@ t.test('the kit names each problem\'s field', async (t) => {
 });
 
 t.test('a bad package is refused, naming the package and the field', async (t) => {
-  await t.rejects(load([...DEFAULTS, `${FIXTURES}/bad-query.ts`]),
-    { name: 'SubmoduleConfigError', message: `Submodule package "${FIXTURES}/bad-query.ts": queries[0].source.path: {room} is not one of its params (day)` });
+  await t.rejects(load([...DEFAULTS, `${FIXTURES}/bad-query${CODE_EXT}`]),
+    { name: 'SubmoduleConfigError', message: `Submodule package "${FIXTURES}/bad-query${CODE_EXT}": queries[0].source.path: {room} is not one of its params (day)` });
   await t.rejects(load(['quad-submodule-nowhere']), { message: /^Submodule package "quad-submodule-nowhere": package: cannot be imported/ });
-  await t.rejects(load([`${FIXTURES}/no-default.ts`]), { message: /no-default.ts": default export: must be defineSubmodule/ });
-  await t.rejects(load([...DEFAULTS, `${FIXTURES}/second-campus.ts`]),
-    { message: `Submodule package "${FIXTURES}/second-campus.ts": name: "campus" is declared by package "quad-submodule-campus" already` });
-  t.same((await load([`${FIXTURES}/second-campus.ts`])).list.map((s) => s.name), ['campus', 'clubs'], 'a package may hold several');
+  await t.rejects(load([`${FIXTURES}/no-default${CODE_EXT}`]), { message: /no-default\.[jt]s": default export: must be defineSubmodule/ });
+  await t.rejects(load([...DEFAULTS, `${FIXTURES}/second-campus${CODE_EXT}`]),
+    { message: `Submodule package "${FIXTURES}/second-campus${CODE_EXT}": name: "campus" is declared by package "quad-submodule-campus" already` });
+  t.same((await load([`${FIXTURES}/second-campus${CODE_EXT}`])).list.map((s) => s.name), ['campus', 'clubs'], 'a package may hold several');
 });
 
 t.test('base URLs: per base, for a whole submodule, and refused when unknown', async (t) => {
@@ -82,6 +82,6 @@ t.test('a path parameter cannot climb out of the query\'s path', async (t) => {
 });
 
 t.test('a bad package stops the API from booting', async (t) => {
-  await t.rejects(startTestApp(t, { plugins: ['./plugins/submodules'], config: { SUBMODULES_PACKAGES: [`${FIXTURES}/bad-query.ts`] } }),
-    { message: /Submodule package ".*bad-query.ts": queries\[0\]\.source\.path/ });
+  await t.rejects(startTestApp(t, { plugins: ['./plugins/submodules'], config: { SUBMODULES_PACKAGES: [`${FIXTURES}/bad-query${CODE_EXT}`] } }),
+    { message: /Submodule package ".*bad-query\.[jt]s": queries\[0\]\.source\.path/ });
 });
