@@ -22,12 +22,12 @@ export function settingsFromEnv(scopes: string): { url: string; token: string } 
   return { url, token };
 }
 
-/** Runs a script's main; a refused token exits 3 with one line instead of a stack. */
 /** True when the module at `moduleUrl` is the script node was asked to run (through a symlink too, as npm's bin links are). */
 export function isMain(moduleUrl: string): boolean {
   return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(moduleUrl);
 }
 
+/** Runs a script's main; a refused token exits 3 with one line instead of a stack. */
 export async function runMain(url: string, scopes: string, main: () => Promise<void>): Promise<void> {
   try {
     await main();
