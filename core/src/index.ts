@@ -35,6 +35,7 @@ export { safeFetch, assertPublicUrl, SafeFetchError, type SafeFetchOptions, type
 import type { Quad, StartOptions } from './quad.js';
 export type { Quad, StartOptions, Role } from './quad.js';
 export { VERSION } from './version.js';
+export { importSpecifier } from './modules/package-entry.js';
 
 /**
  * Start Quad in this process: the API and/or the job worker (StartOptions.role). Loaded on first call: plugins import

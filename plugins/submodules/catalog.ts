@@ -1,10 +1,7 @@
 // The catalog: the submodules of the packages named in SUBMODULES_PACKAGES, loaded once per process, checked (a bad
 // package fails boot naming the package and the field) and resolved against the deployment's base URLs
 // (SUBMODULES_BASE_URLS), so page URLs and links are plain URLs from here on.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { CoreServices } from '@quad/core';
+import { importSpecifier, type CoreServices } from '@quad/core';
 import {
   submoduleProblems, type FeedPresetDecl, type PageDecl, type Part, type QueryDecl, type SubmoduleContent,
 } from 'quad-submodule-kit';
@@ -74,7 +71,7 @@ async function importContents(spec: string): Promise<SubmoduleContent[]> {
   const fail = (field: string, problem: string) => new SubmoduleConfigError(`Submodule package "${spec}": ${field}: ${problem}`);
   let module: Record<string, unknown>;
   try {
-    module = await import(entryOf(spec));
+    module = await import(importSpecifier(spec));
   } catch (err) {
     throw fail('package', `cannot be imported (is it installed, and named in SUBMODULES_PACKAGES as its package name or a path?): ${(err as Error).message}`);
   }
@@ -90,22 +87,6 @@ async function importContents(spec: string): Promise<SubmoduleContent[]> {
     }
     return content as SubmoduleContent;
   });
-}
-
-/** The core runs its production build when package names resolve to dist/: a path then takes the package's built entry. */
-const RUNS_BUILT = import.meta.resolve('@quad/core').includes('/dist/');
-
-/** A package name as it is; a path (relative to the working directory) as a file URL of its entry. */
-function entryOf(spec: string): string {
-  if (!spec.startsWith('.') && !isAbsolute(spec)) return spec;
-  const path = resolve(process.cwd(), spec);
-  if (!existsSync(path) || !statSync(path).isDirectory()) return pathToFileURL(path).href;
-  const manifest = join(path, 'package.json');
-  if (!existsSync(manifest)) return pathToFileURL(join(path, 'index.js')).href;
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
-  const root = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.['.'];
-  const entry = typeof root === 'string' ? root : (RUNS_BUILT ? root?.production : undefined) ?? root?.import ?? root?.default ?? pkg.main ?? 'index.js';
-  return pathToFileURL(join(path, entry)).href;
 }
 
 /** SUBMODULES_BASE_URLS as submodule → base → URL; an entry naming an unknown submodule or base is an error. */

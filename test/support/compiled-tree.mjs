@@ -23,13 +23,6 @@ const OUT = join(ROOT, '.test-build');
 const SKIP = new Set(['.git', '.test-build', '.tap', '.taprc', 'coverage', 'data', 'node_modules']);
 const COMPILED = /(?<!\.d)\.tsx?$/;
 
-/** True when `dir` holds a file to compile anywhere below it (dist/ and node_modules/ folders are only linked). */
-function holdsSources(dir) {
-  return readdirSync(dir, { withFileTypes: true }).some((e) => e.isDirectory()
-    ? e.name !== 'node_modules' && e.name !== 'dist' && holdsSources(join(dir, e.name))
-    : COMPILED.test(e.name));
-}
-
 /** A package.json whose entry points name TypeScript, with them named as their compiled files (null: it has none). */
 function compiledManifest(file) {
   const pkg = JSON.parse(readFileSync(file, 'utf8'));
@@ -39,21 +32,28 @@ function compiledManifest(file) {
   return JSON.stringify({ ...pkg, exports: renamed(pkg.exports), main: renamed(pkg.main) }, null, 2);
 }
 
-/** Mirrors `dir` into the tree; returns the files to compile. */
+/**
+ * Mirrors `dir` into the tree; returns the files to compile. A folder with none below it becomes one link (dist/ and
+ * node_modules/ folders always do).
+ */
 function mirror(dir, top = false) {
   const sources = [];
-  mkdirSync(join(OUT, relative(ROOT, dir)), { recursive: true });
+  const here = join(OUT, relative(ROOT, dir));
+  mkdirSync(here, { recursive: true });
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (top && SKIP.has(e.name)) continue;
     const path = join(dir, e.name);
-    const target = join(OUT, relative(ROOT, path));
-    if (e.isDirectory() && e.name !== 'node_modules' && e.name !== 'dist' && holdsSources(path)) sources.push(...mirror(path));
-    else {
-      if (COMPILED.test(e.name)) sources.push(path);
-      const manifest = e.name === 'package.json' && !top ? compiledManifest(path) : null;
-      if (manifest) writeFileSync(target, manifest);
-      else symlinkSync(path, target);
+    const target = join(here, e.name);
+    const inner = e.isDirectory() && e.name !== 'node_modules' && e.name !== 'dist' ? mirror(path) : null;
+    if (inner?.length) {
+      sources.push(...inner);
+      continue;
     }
+    if (inner) rmSync(target, { recursive: true });
+    if (COMPILED.test(e.name)) sources.push(path);
+    const manifest = e.name === 'package.json' && !top ? compiledManifest(path) : null;
+    if (manifest) writeFileSync(target, manifest);
+    else symlinkSync(path, target);
   }
   return sources;
 }

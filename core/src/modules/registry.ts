@@ -1,8 +1,7 @@
 // The registry: loads the enabled plugins, validates every manifest, and indexes scopes, limits, tools, jobs and
 // the services modules provide each other.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import { parseCronItems } from 'graphile-worker';
 import semver from 'semver';
@@ -13,6 +12,7 @@ import { ManifestSchema } from './manifest-schema.js';
 import { defineModule } from './define.js';
 import { claimedNames, inNamespace, KIND_LABEL, NAMESPACE_HINT, ownedNames, type NameKind } from './namespaces.js';
 import { pagesProblem } from './pages.js';
+import { importSpecifier } from './package-entry.js';
 import type { IntegrationDecl, JobDecl, LimitDecl, Module, ModuleManifest, ScopeDecl, ToolDecl } from './types.js';
 
 export class ManifestError extends Error {
@@ -36,10 +36,9 @@ export const ROUTE_FILE = /^(?!index\.)[^.].*(?<!\.d)\.(?:ts|js|mjs)$/;
 
 /** Import a plugin by package name or by path (relative to `baseDir`) and return its manifest. */
 export async function importPlugin(spec: string, baseDir = process.cwd()): Promise<Module> {
-  const isPath = spec.startsWith('.') || isAbsolute(spec);
   let loaded: Record<string, unknown>;
   try {
-    loaded = await import(isPath ? pathToFileURL(packageEntry(resolve(baseDir, spec))).href : spec);
+    loaded = await import(importSpecifier(spec, baseDir));
   } catch (err) {
     const typescript = (err as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION'
       ? ' (TypeScript: `npm start` runs plain node; give the package a "production" export to built JavaScript, as the packages under plugins/ and examples/ have and `npm run build` compiles, or run `npm run dev`)'
@@ -52,26 +51,6 @@ export async function importPlugin(spec: string, baseDir = process.cwd()): Promi
   }
   // Accept a plain object from a plugin built against an older API: defaults are filled the same way.
   return Object.isFrozen(manifest) ? (manifest as Module) : defineModule(manifest);
-}
-
-/**
- * The core runs its production build (`npm start`: `--conditions=production`, package names resolve to dist/), not
- * its TypeScript source or the test suite's compiled copy of it (test/support/compiled-tree.mjs).
- */
-const RUNS_BUILT = import.meta.resolve('@quad/core').includes('/dist/');
-
-/**
- * A plugin path may name a package folder: use its package.json entry point, as a package name would (the
- * `production` condition, its build, when the core runs built).
- */
-function packageEntry(path: string): string {
-  if (!existsSync(path) || !statSync(path).isDirectory()) return path;
-  const manifestFile = join(path, 'package.json');
-  if (!existsSync(manifestFile)) return join(path, 'index.js');
-  const pkg = JSON.parse(readFileSync(manifestFile, 'utf8'));
-  const root = typeof pkg.exports === 'string' ? pkg.exports : pkg.exports?.['.'];
-  const entry = typeof root === 'string' ? root : (RUNS_BUILT ? root?.production : undefined) ?? root?.import ?? root?.default ?? pkg.main ?? 'index.js';
-  return join(path, entry);
 }
 
 function checkShape(mod: Module, label: string) {

@@ -14,7 +14,7 @@ import type { ToolListing, ToolService } from './tool-service.js';
 export interface McpSessionOptions { version: string; tools: ToolService }
 
 /** JSON-RPC error code for a rate-limited call (server-defined range). */
-export const RATE_LIMITED = -32029;
+const RATE_LIMITED = -32029;
 
 /**
  * tools/call as the SDK's Server validates it itself: registered with CallToolRequestSchema, the SDK's generic
