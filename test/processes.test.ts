@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { createTestDatabase } from '@quad/core/testing';
+import { createTestDatabase, withoutTapLoader } from '@quad/core/testing';
 import { CORE_MODULES } from '../core/src/modules/load.js';
 import sample from './fixtures/sample-module.js';
 
@@ -16,7 +16,8 @@ interface Proc { child: ChildProcess; port: number | null; output: () => string 
 
 /** Start `quad run` and wait for its ready line; stopped with SIGTERM at teardown. */
 async function runQuad(t: Test, args: string[], env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/src/cli.ts', 'run', ...args], {
+  const [file, ...rest] = withoutTapLoader([process.execPath, '--import', 'tsx', 'core/src/cli.ts', 'run', ...args]);
+  const child = spawn(file, rest, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   });
@@ -110,7 +111,8 @@ t.test('api and worker roles run as separate processes over one database', async
 });
 
 t.test('a bad setting stops the run command with the setting named', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/src/cli.ts', 'run'], {
+  const [file, ...args] = withoutTapLoader([process.execPath, '--import', 'tsx', 'core/src/cli.ts', 'run']);
+  const child = spawn(file, args, {
     cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://x/y', JOB_THREADS: 'lots' },
   });
   let err = '';

@@ -7,9 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
+import { withoutTapLoader } from '../../core/src/testing/without-tap-loader.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey } from '../../core/src/auth/keys.js';
 
-const run = promisify(execFile);
+/** A node process (without tap's loader) to its end. */
+function node(args: string[]) {
+  const [file, ...rest] = withoutTapLoader([process.execPath, ...args]);
+  return promisify(execFile)(file, rest);
+}
 const KEYS = new URL('../../core/src/auth/keys.ts', import.meta.url).href;
 
 function freshDir(t: Test) {
@@ -26,7 +31,7 @@ t.test('processes starting at once agree on one whole pair and one cookie key', 
     const secret = loadOrCreateSecretKey(process.argv[1], undefined, () => require('node:crypto').randomBytes(32).toString('base64url'));
     console.log(JSON.stringify({ ...pair, secret }));`;
   const results = await Promise.all(Array.from({ length: 6 }, () =>
-    run(process.execPath, ['--import', 'tsx', '--input-type=commonjs', '-e', `(async () => {${script}})()`, dataDir])));
+    node(['--import', 'tsx', '--input-type=commonjs', '-e', `(async () => {${script}})()`, dataDir])));
   const seen = results.map((r) => JSON.parse(r.stdout) as { privateKey: string; publicKey: string; secret: string });
   const onDisk = { privateKey: readFileSync(join(dataDir, 'jwt_private.pem'), 'utf8'), publicKey: readFileSync(join(dataDir, 'jwt_public.pem'), 'utf8') };
   t.same(new Set(seen.map((s) => s.privateKey)), new Set([onDisk.privateKey]), 'every process has the private key on disk');

@@ -1,6 +1,7 @@
 // Officer sign-in through the fake Discord: every row of the credential lifecycle, the redirects and errors of
 // the callback, one-time codes shared by every process, refresh, revoke and logout.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { captureLogs, startTestApp } from '@quad/core/testing';
@@ -8,7 +9,10 @@ import { bearer, CLIENT_URL, DASHBOARD_URL, officerLogin, signInOfficer, startSi
 
 t.test('officer sign-in', async (t) => {
   const logs = captureLogs();
-  const world = await startSignInWorld(t, { logger: logs.logger, config: { SYS_ADMIN: ['999000111'] } });
+  // A DATA_DIR of its own: a test app's starts with the test processes' shared key pair (testing/test-app.ts).
+  const dataDir = mkdtempSync(join(tmpdir(), 'quad-sign-in-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const world = await startSignInWorld(t, { logger: logs.logger, config: { SYS_ADMIN: ['999000111'], DATA_DIR: dataDir } });
   const { quad, discord, officer, member } = world;
   const sql = (q: string, p: unknown[] = []) => quad.orm.em.fork().getConnection().execute(q, p);
 

@@ -34,11 +34,14 @@ function rotateBearer(tokens: string[]) {
 /** autocannon's `warmup` option (documented in its README; missing from @types/autocannon). */
 type WithWarmup = autocannon.Options & { warmup?: { connections: number; duration: number } };
 
-async function measure(target: Target, seconds: number, connections: number): Promise<number> {
+/**
+ * One measurement of `target`: req/s over `seconds`, after `warmup` seconds unmeasured (so the JIT has compiled its
+ * path, and pools have their connections, before the count starts).
+ */
+async function measure(target: Target, seconds: number, connections: number, warmup: number): Promise<number> {
   const options: WithWarmup = {
     url: target.url, method: target.method ?? 'GET', connections, duration: seconds,
-    // Each target (floors too) first runs 2 s unmeasured, so the JIT has compiled its path before the count starts.
-    warmup: { connections, duration: 2 },
+    warmup: { connections, duration: warmup },
     headers: { ...(target.body && { 'content-type': 'application/json' }), ...target.headers },
     ...(target.body && { body: JSON.stringify(target.body) }),
     ...(target.requests ? { requests: target.requests } : target.tokens && { requests: [{ setupRequest: rotateBearer(target.tokens) }] }),
@@ -48,17 +51,53 @@ async function measure(target: Target, seconds: number, connections: number): Pr
   return result.requests.average;
 }
 
-/** Parent side: fork `script --serve`, measure the targets it returns in order, print req/s; returns them by label. */
-export async function measureTargets<T>(script: string, pick: (served: T) => Target[], after?: (served: T) => Promise<void>): Promise<Record<string, number>> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' } } });
-  const seconds = Number(values.seconds);
-  const connections = Number(values.connections);
-  return withServer<T, Record<string, number>>(script, async (served) => {
-    console.log(`autocannon: ${connections} connections, ${seconds} s per target, loopback`);
-    const rates: Record<string, number> = {};
-    for (const target of pick(served)) {
-      rates[target.label] = await measure(target, seconds, connections);
-      console.log(`${target.label.padEnd(62)} ${rates[target.label].toFixed(0).padStart(7)} req/s`);
+/** The middle value (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Each target's req/s in every round. A machine's speed drifts by tens of percent within minutes (other tenants,
+ * frequency scaling), so one measurement per target, minutes apart, compares two machines: the targets are
+ * measured in turn, round after round, and a ratio is the median of the ratios within each round (see `ratio`).
+ */
+export type Rounds = Record<string, number[]>;
+
+/** The median over rounds of a[i] / b[i]: each round's two measurements were taken seconds apart. */
+export const ratio = (a: number[], b: number[]) => median(a.map((x, i) => x / b[i]));
+
+const fmt = (rate: number) => rate.toFixed(0).padStart(7);
+
+/** `--rounds` and `--seconds` (per target and round), and `--connections`, with the benchmarks' defaults. */
+function roundOptions() {
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '10' } },
+    strict: false,
+  });
+  return { seconds: Number(values.seconds), rounds: Number(values.rounds), connections: Number(values.connections) };
+}
+
+/** Warm-up before a measurement: longer in the first round, when the path runs for the first time. */
+const warmupFor = (round: number) => (round === 0 ? 2 : 1);
+
+/**
+ * Parent side: fork `script --serve`, measure the targets it returns in turn, `--rounds` times; prints each target's
+ * median req/s with every round's, and returns every round's by label.
+ */
+export async function measureTargets<T>(script: string, pick: (served: T) => Target[], after?: (served: T) => Promise<void>): Promise<Rounds> {
+  const { seconds, rounds, connections } = roundOptions();
+  return withServer<T, Rounds>(script, async (served) => {
+    console.log(`autocannon: ${connections} connections, ${rounds} rounds of ${seconds} s per target (targets in turn), loopback`);
+    const targets = pick(served);
+    const rates: Rounds = Object.fromEntries(targets.map((t) => [t.label, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const target of targets) rates[target.label].push(await measure(target, seconds, connections, warmupFor(round)));
+    }
+    for (const target of targets) {
+      const all = rates[target.label];
+      console.log(`${target.label.padEnd(62)} ${fmt(median(all))} req/s   rounds: ${all.map((r) => r.toFixed(0)).join(' ')}`);
     }
     await after?.(served);
     return rates;
@@ -82,30 +121,36 @@ export async function withServer<T, R>(script: string, run: (served: T) => Promi
 
 /**
  * The floor rule's four cells (issue 12): at 1 and 10 connections, with calls of one org and spread over many,
- * measure the floor (the same SQL in raw pg) and each path, and print each path / the floor.
+ * measure the floor (the same SQL in raw pg) and each path, in turn for `--rounds` rounds, and print each path / the
+ * floor: the median of each round's ratio.
  */
 export async function measureCells<T>(
-  script: string, seconds: number, pick: (served: T, spread: boolean) => { floor: Target; paths: Target[] },
+  script: string, pick: (served: T, spread: boolean) => { floor: Target; paths: Target[] },
 ): Promise<void> {
+  const { seconds, rounds } = roundOptions();
   await withServer<T, void>(script, async (served) => {
-    console.log(`autocannon: ${seconds} s per target, loopback`);
+    console.log(`autocannon: ${rounds} rounds of ${seconds} s per target (the floor and the paths in turn), loopback`);
     const table: string[] = [];
     for (const connections of [1, 10]) {
       for (const spread of [false, true]) {
         const { floor, paths } = pick(served, spread);
         const cell = `${connections} conn, ${spread ? `${floor.tokens?.length ?? 1} orgs` : 'one org'}`;
-        const base = await measure(floor, seconds, connections);
-        console.log(`[${cell}] ${floor.label.padEnd(44)} ${base.toFixed(0).padStart(7)} req/s`);
-        const ratios: string[] = [];
-        for (const path of paths) {
-          const rate = await measure(path, seconds, connections);
-          console.log(`[${cell}] ${path.label.padEnd(44)} ${rate.toFixed(0).padStart(7)} req/s  ${(rate / base).toFixed(2)} of the floor`);
-          ratios.push(`${path.label} ${(rate / base).toFixed(2)}`);
+        const floors: number[] = [];
+        const rates = paths.map((): number[] => []);
+        for (let round = 0; round < rounds; round++) {
+          floors.push(await measure(floor, seconds, connections, warmupFor(round)));
+          for (const [i, path] of paths.entries()) rates[i].push(await measure(path, seconds, connections, warmupFor(round)));
         }
-        table.push(`${cell.padEnd(20)} floor ${base.toFixed(0).padStart(5)} req/s   ${ratios.join('   ')}`);
+        console.log(`[${cell}] ${floor.label.padEnd(44)} ${fmt(median(floors))} req/s   rounds: ${floors.map((r) => r.toFixed(0)).join(' ')}`);
+        const ratios = paths.map((path, i) => {
+          const perRound = rates[i].map((r, k) => (r / floors[k]).toFixed(2));
+          console.log(`[${cell}] ${path.label.padEnd(44)} ${fmt(median(rates[i]))} req/s   ${ratio(rates[i], floors).toFixed(2)} of the floor (rounds: ${perRound.join(' ')})`);
+          return `${path.label} ${ratio(rates[i], floors).toFixed(2)}`;
+        });
+        table.push(`${cell.padEnd(20)} floor ${fmt(median(floors))} req/s   ${ratios.join('   ')}`);
       }
     }
-    console.log('\nour path / the floor:');
+    console.log('\nour path / the floor (median of the rounds\' ratios):');
     for (const line of table) console.log(line);
   });
 }

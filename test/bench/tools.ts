@@ -7,7 +7,7 @@
 // reaches: the counter is written) and writes its audit row in one transaction, and runs the tool.
 // Two tools: `bench.echo` sends no SQL of its own (the call's own statements only), and `bench.read` reads its org
 // through the ORM (`em.findOne`), as most tools do; its floor sends the same read inside the transaction.
-// Run: npm run bench:tools [-- --seconds 5 --orgs 50 --tool echo|read|both]
+// Run: npm run bench:tools [-- --rounds 3 --seconds 3 --orgs 50 --tool echo|read|both]
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -19,7 +19,7 @@ import { measureCells, serveTargets, type Target } from './harness.js';
 
 interface Served { mcp: string; api: string; floor: string; floorRead: string; tokens: string[] }
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, orgs: { type: 'string', default: '50' }, tool: { type: 'string', default: 'both' } }, strict: false });
+const { values } = parseArgs({ options: { orgs: { type: 'string', default: '50' }, tool: { type: 'string', default: 'both' } }, strict: false });
 const ORGS = Number(values.orgs);
 const LIMIT = 1_000_000_000;
 
@@ -129,7 +129,7 @@ if (process.argv.includes('--serve')) {
   for (const tool of tools) {
     const call = calls[tool];
     console.log(`\n${call.name}${tool === 'read' ? ' (one em.findOne; its floor sends the same read)' : ' (no SQL of its own)'}`);
-    await measureCells<Served>(new URL(import.meta.url).pathname, Number(values.seconds), (s, spread) => {
+    await measureCells<Served>(new URL(import.meta.url).pathname, (s, spread) => {
       const tokens = spread ? s.tokens : s.tokens.slice(0, 1);
       const paths: Target[] = [
         { label: 'POST /api/tools/call', url: s.api, method: 'POST', body: call, tokens },

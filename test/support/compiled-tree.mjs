@@ -13,7 +13,7 @@
 // the Docker context) use test/support/repo-root.ts. Links lead to the real files: a test must not write through them.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildWeb } from '../../scripts/build-web.mjs';
 
@@ -67,7 +67,10 @@ function workspaces() {
   return dirs.filter((d) => existsSync(join(d, 'package.json'))).map((d) => ({ dir: d, name: JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).name }));
 }
 
-/** tap's settings in the tree: the repository's, for the compiled test files and without tsx. */
+/**
+ * tap's settings in the tree: the repository's, for the compiled test files and without tsx, and without tap's
+ * process-info loader (see tap-loader-off.mjs; NODE_OPTIONS, so it runs before tap's own --import).
+ */
 const TAPRC = `extends: ../.taprc
 include:
   - "test/**/*.test.js"
@@ -75,6 +78,8 @@ include:
   - "examples/*/test/**/*.test.js"
 node-arg:
   - "--enable-source-maps"
+test-env:
+  - "NODE_OPTIONS=--import=${pathToFileURL(join(ROOT, 'test', 'support', 'tap-loader-off.mjs')).href}"
 `;
 
 /**

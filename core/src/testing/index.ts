@@ -17,3 +17,4 @@ export { resolveWithDnsServerForTests } from '../net/safe-fetch.js';
  * (`npm test`, test/support/compiled-tree.mjs): the extension of a module a test loads by path at run time.
  */
 export const CODE_EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+export { withoutTapLoader } from './without-tap-loader.js';

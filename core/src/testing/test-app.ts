@@ -1,7 +1,7 @@
 // startTestApp: boot the real Quad against a fresh database in one call.
 //   const quad = await startTestApp(t, { plugins: ['./examples/hello-plugin'] });
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -18,6 +18,7 @@ import { startQuad, type Quad, type Role } from '../quad.js';
 import { forkFor } from '../db/orm.js';
 import { issueToken } from '../auth/token-admin.js';
 import type { IssuedToken, TokenRequest } from '../auth/machine-tokens.js';
+import { loadOrCreateKeyPair, type KeyPair } from '../auth/keys.js';
 import { createTestDatabase } from './database.js';
 
 
@@ -87,6 +88,18 @@ export interface TestApp extends Quad {
 
 const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
 
+let testKeyPair: KeyPair | undefined;
+
+/**
+ * The RS256 key pair a test app's own DATA_DIR starts with: one for every test process of the machine, made once in
+ * the temp folder (as Quad makes its own, so processes starting at once agree). Making a pair costs about 0.2 s of
+ * CPU, at every app start otherwise. A test of how Quad makes its keys gives the app its own DATA_DIR.
+ */
+function seedKeyPair(dataDir: string) {
+  testKeyPair ??= loadOrCreateKeyPair(join(tmpdir(), 'quad-test-keys'));
+  writeFileSync(join(dataDir, 'jwt_private.pem'), testKeyPair.privateKey, { mode: 0o600 });
+}
+
 export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}): Promise<TestApp> {
   const modules = await Promise.all((options.plugins ?? []).map((p) => (typeof p === 'string' ? importPlugin(p, REPO_ROOT) : p)));
   // Plugins named in config load through PLUGINS (and PLUGINS_EXTRA) like in production; the template includes their
@@ -97,6 +110,7 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     ? { url: options.databaseUrl, drop: async () => {} }
     : await createTestDatabase([...CORE_MODULES, ...configured, ...modules]);
   const emptyConfigDir = mkdtempSync(join(tmpdir(), 'quad-config-'));
+  seedKeyPair(emptyConfigDir);
   const source = new ConfigSource({
     dir: emptyConfigDir,
     env: {},

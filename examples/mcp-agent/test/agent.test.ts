@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startTestApp } from '@quad/core/testing';
+import { startTestApp, withoutTapLoader } from '@quad/core/testing';
 
 // The repository root: the agent runs from there, as `npm start` would.
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -12,9 +12,12 @@ t.test('the example agent lists and calls tools', async (t) => {
   const org = await quad.createOrg({ prefix: 'acm', name: 'ACM Chapter' });
   const { token } = await quad.issueToken(org.id, { name: 'agent', kind: 'agent', scopes: ['org:read'] });
   const url = `http://127.0.0.1:${(quad.mcp!.server.address() as { port: number }).port}/mcp`;
-  const run = (args: string[], env: Record<string, string>) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/mcp-agent/agent.ts', ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, QUAD_MCP_URL: url, ...env },
-  });
+  const run = (args: string[], env: Record<string, string>) => {
+    const [file, ...rest] = withoutTapLoader([process.execPath, '--import', 'tsx', 'examples/mcp-agent/agent.ts', ...args]);
+    return promisify(execFile)(file, rest, {
+      cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, QUAD_MCP_URL: url, ...env },
+    });
+  };
   const { stdout } = await run([], { QUAD_TOKEN: token });
   t.match(stdout, /^3 tools:$/m);
   t.match(stdout, /^ {2}org\.info \(read-only\) — /m);
