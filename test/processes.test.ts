@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { createTestDatabase, withoutTapLoader } from '@quad/core/testing';
+import { CODE_EXT, createTestDatabase, moduleCommand } from '@quad/core/testing';
 import { CORE_MODULES } from '../core/src/modules/load.js';
 import sample from './fixtures/sample-module.js';
 
@@ -16,7 +16,7 @@ interface Proc { child: ChildProcess; port: number | null; output: () => string 
 
 /** Start `quad run` and wait for its ready line; stopped with SIGTERM at teardown. */
 async function runQuad(t: Test, args: string[], env: Record<string, string>): Promise<Proc> {
-  const [file, ...rest] = withoutTapLoader([process.execPath, '--import', 'tsx', 'core/src/cli.ts', 'run', ...args]);
+  const [file, ...rest] = moduleCommand('core/src/cli', 'run', ...args);
   const child = spawn(file, rest, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
@@ -87,7 +87,7 @@ t.test('run without DATABASE_URL starts an embedded PostgreSQL', async (t) => {
 t.test('api and worker roles run as separate processes over one database', async (t) => {
   const db = await createTestDatabase([...CORE_MODULES, sample]);
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.url, PLUGINS: './test/fixtures/sample-module.ts' };
+  const env = { DATABASE_URL: db.url, PLUGINS: `./test/fixtures/sample-module${CODE_EXT}` };
   const api = await runQuad(t, ['--role', 'api'], env);
   const worker = await runQuad(t, ['--role', 'worker'], env);
   t.equal(worker.port, null, 'the worker serves no HTTP');
@@ -111,7 +111,7 @@ t.test('api and worker roles run as separate processes over one database', async
 });
 
 t.test('a bad setting stops the run command with the setting named', async (t) => {
-  const [file, ...args] = withoutTapLoader([process.execPath, '--import', 'tsx', 'core/src/cli.ts', 'run']);
+  const [file, ...args] = moduleCommand('core/src/cli', 'run');
   const child = spawn(file, args, {
     cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://x/y', JOB_THREADS: 'lots' },
   });

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { startTestApp, withoutTapLoader } from '@quad/core/testing';
+import { moduleCommand, startTestApp } from '@quad/core/testing';
 
 // The repository root: the agent runs from there, as `npm start` would.
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -13,7 +13,7 @@ t.test('the example agent lists and calls tools', async (t) => {
   const { token } = await quad.issueToken(org.id, { name: 'agent', kind: 'agent', scopes: ['org:read'] });
   const url = `http://127.0.0.1:${(quad.mcp!.server.address() as { port: number }).port}/mcp`;
   const run = (args: string[], env: Record<string, string>) => {
-    const [file, ...rest] = withoutTapLoader([process.execPath, '--import', 'tsx', 'examples/mcp-agent/agent.ts', ...args]);
+    const [file, ...rest] = moduleCommand('examples/mcp-agent/agent', ...args);
     return promisify(execFile)(file, rest, {
       cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, QUAD_MCP_URL: url, ...env },
     });

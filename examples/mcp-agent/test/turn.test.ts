@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { bearer, startFakeEmbeddings, startSignInWorld, withoutTapLoader } from '@quad/core/testing';
+import { bearer, moduleCommand, startFakeEmbeddings, startSignInWorld } from '@quad/core/testing';
 import { runTurn, ToolError, TURN_SCOPES } from '../turn.js';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -27,7 +27,7 @@ t.test('the example agent answers a member from the knowledge and remembers the 
   const url = `http://127.0.0.1:${(quad.mcp!.server.address() as { port: number }).port}/mcp`;
 
   // As its own process, the way an operator tries it.
-  const [file, ...args] = withoutTapLoader([process.execPath, '--import', 'tsx', 'examples/mcp-agent/turn.ts', member.id, CHANNEL, 'When does the robotics club meet?']);
+  const [file, ...args] = moduleCommand('examples/mcp-agent/turn', member.id, CHANNEL, 'When does the robotics club meet?');
   const { stdout } = await promisify(execFile)(file, args, {
     cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, QUAD_MCP_URL: url, QUAD_TOKEN: token },
   });
