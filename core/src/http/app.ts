@@ -26,6 +26,7 @@ import { requestIdOf } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import { ResponseLogController } from '../log.js';
 import { validatorCompiler } from './validation.js';
+import { lazySerializers } from './serialization.js';
 import { webRoutes } from './web.js';
 import './types.js';
 
@@ -76,6 +77,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     // A client's x-request-id is used only when short and safe (see request-id.ts).
     genReqId: requestIdOf,
     logController: new ResponseLogController(),
+    // Serializers, like validators (below), are compiled when a route first uses them.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler());
 

@@ -86,9 +86,14 @@ export function boundIntegers<T>(schema: T): T {
   return copy as T;
 }
 
-/** Wrap a compiled validator so data that passes its schema is also checked once for what PostgreSQL cannot store. */
-export function refuseUnstorable(validate: ValidateFunction): ValidateFunction {
+/**
+ * The validator `compile()` makes, compiled on its first call, which also checks data that passes its schema once for
+ * what PostgreSQL cannot store.
+ */
+export function lazyStorableValidator(compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
   const checked = function (this: unknown, data: unknown, context?: Parameters<ValidateFunction>[1]) {
+    validate ??= compile();
     const valid = validate.call(this, data, context);
     if (typeof valid !== 'boolean') return valid; // $async schemas: left to ajv
     if (!valid) {
@@ -101,10 +106,13 @@ export function refuseUnstorable(validate: ValidateFunction): ValidateFunction {
     checked.errors = problem ? [problem] : null;
     return !problem;
   } as ValidateFunction;
-  // Fastify passes the parent (for root coercion) only to functions that look like ajv's.
-  Object.assign(checked, { schema: validate.schema, schemaEnv: validate.schemaEnv });
+  // Fastify passes the parent (for root coercion) only to functions that look like ajv's: it looks for a schemaEnv.
+  Object.assign(checked, { schemaEnv: LAZY });
   return checked;
 }
+
+/** What stands for ajv's schemaEnv on a validator not compiled yet. */
+const LAZY = Object.freeze({ compiledOnFirstUse: true });
 
 function makeAjv(options: Options): Ajv {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, removeAdditional: false, strict: false, ...options });
@@ -112,8 +120,14 @@ function makeAjv(options: Options): Ajv {
   return ajv;
 }
 
+/**
+ * Fastify's validator compiler. A route's validators are compiled on their first use, not when the app starts: ajv
+ * spent about half of a start compiling every route's (0.2 s of CPU for the core's routes alone, more with each
+ * plugin), for routes a process may never serve (a worker's API, a test's app), and a route's first request pays its
+ * own (about a millisecond). The schemas are TypeBox's, and the schema-fuzzing guardrail calls every route.
+ */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const coercing = makeAjv({ coerceTypes: 'array' });
   const strict = makeAjv({ coerceTypes: false });
-  return ({ schema, httpPart }) => refuseUnstorable((httpPart === 'body' ? strict : coercing).compile(boundIntegers(schema as object)));
+  return ({ schema, httpPart }) => lazyStorableValidator(() => (httpPart === 'body' ? strict : coercing).compile(boundIntegers(schema as object)));
 }
