@@ -1,6 +1,6 @@
 // Response serializers: Fastify's own (fast-json-stringify), each compiled when its route first answers with its
-// status, not when the app starts (see validatorCompiler in validation.ts: the same reasons; fast-json-stringify spent
-// as much of a start as ajv).
+// status, not when the app starts (see validatorCompiler in validation.ts: fast-json-stringify took as much of a start
+// as ajv).
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>;
