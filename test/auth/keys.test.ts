@@ -7,17 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { withoutTapLoader } from '../../core/src/testing/without-tap-loader.js';
+import { CODE_EXT, nodeCommand } from '../../core/src/testing/commands.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey } from '../../core/src/auth/keys.js';
 
-/** A node process (without tap's loader) to its end. */
+/** A node process, on the code the tests run (see testing/commands.ts), to its end. */
 function node(args: string[]) {
-  const [file, ...rest] = withoutTapLoader([process.execPath, ...args]);
+  const [file, ...rest] = nodeCommand(...args);
   return promisify(execFile)(file, rest);
 }
-// The module as this file runs: compiled beside it under `npm test` (plain node), TypeScript through tsx otherwise.
-const SOURCE = import.meta.url.endsWith('.ts');
-const KEYS = new URL(`../../core/src/auth/keys.${SOURCE ? 'ts' : 'js'}`, import.meta.url).href;
+const KEYS = new URL(`../../core/src/auth/keys${CODE_EXT}`, import.meta.url).href;
 
 function freshDir(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'quad-keys-'));
@@ -33,7 +31,7 @@ t.test('processes starting at once agree on one whole pair and one cookie key', 
     const secret = loadOrCreateSecretKey(process.argv[1], undefined, () => require('node:crypto').randomBytes(32).toString('base64url'));
     console.log(JSON.stringify({ ...pair, secret }));`;
   const results = await Promise.all(Array.from({ length: 6 }, () =>
-    node([...(SOURCE ? ['--import', 'tsx'] : []), '--input-type=commonjs', '-e', `(async () => {${script}})()`, dataDir])));
+    node(['--input-type=commonjs', '-e', `(async () => {${script}})()`, dataDir])));
   const seen = results.map((r) => JSON.parse(r.stdout) as { privateKey: string; publicKey: string; secret: string });
   const onDisk = { privateKey: readFileSync(join(dataDir, 'jwt_private.pem'), 'utf8'), publicKey: readFileSync(join(dataDir, 'jwt_public.pem'), 'utf8') };
   t.same(new Set(seen.map((s) => s.privateKey)), new Set([onDisk.privateKey]), 'every process has the private key on disk');

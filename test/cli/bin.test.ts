@@ -7,7 +7,6 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { withoutTapLoader } from '../../core/src/testing/without-tap-loader.js';
 import { cloneInto, ready, spawnQuad } from '../startup/support.js';
 import { defaultDatabase } from './processes.js';
 
@@ -22,8 +21,7 @@ t.test('npx quad builds when it must, then runs the built CLI', async (t) => {
   // What npx runs: the link npm made in node_modules/.bin.
   const bin = join(clone, 'node_modules', '.bin', 'quad');
   const quad = (args: string[]) => new Promise<Result>((resolve) => {
-    const [file, ...rest] = withoutTapLoader([bin, ...args]);
-    const child = spawn(file, rest, { cwd: clone, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    const child = spawn(bin, args, { cwd: clone, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

@@ -6,12 +6,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { withoutTapLoader } from '../../core/src/testing/without-tap-loader.js';
 import { QUAD, ROOT, type CliResult } from './processes.js';
 
-/** Run `command` in `cwd` to its end. */
-function run([file, ...args]: readonly string[], cwd: string): Promise<CliResult> {
-  const child = spawn(file!, args, { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+/** Run a node process in `cwd` to its end. */
+function node(args: string[], cwd: string): Promise<CliResult> {
+  const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });
@@ -20,9 +19,6 @@ function run([file, ...args]: readonly string[], cwd: string): Promise<CliResult
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Run a node process (without tap's loader) in `cwd` to its end. */
-const node = (args: string[], cwd: string) => run(withoutTapLoader([process.execPath, ...args]), cwd);
-
 const filesUnder = (dir: string): string[] => readdirSync(dir, { withFileTypes: true })
   .flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)]));
 
@@ -30,7 +26,7 @@ t.test('plugin new', async (t) => {
   const clone = mkdtempSync(join(tmpdir(), 'quad-plugin-new-'));
   t.teardown(() => rmSync(clone, { recursive: true, force: true }));
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
-  const cli = (...args: string[]) => run([...QUAD, ...args], clone);
+  const cli = (...args: string[]) => node([...QUAD.slice(1), ...args], clone);
 
   const made = await cli('plugin', 'new', 'shout_box');
   t.equal(made.code, 0, made.stderr);

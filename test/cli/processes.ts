@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Test } from 'tap';
-import { createTestDatabase, withoutTapLoader } from '@quad/core/testing';
+import { createTestDatabase } from '@quad/core/testing';
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { importPlugin } from '../../core/src/modules/registry.js';
 import { CORE_MODULES } from '../../core/src/modules/load.js';
@@ -14,8 +14,8 @@ import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 export { ROOT };
 
-/** `quad` as `npx quad` runs it once built (without tap's loader): append the command's arguments. */
-export const QUAD = withoutTapLoader([process.execPath, '--conditions=production', '--enable-source-maps', `${ROOT}core/dist/cli.js`]);
+/** `quad` as `npx quad` runs it once built: append the command's arguments. */
+export const QUAD = [process.execPath, '--conditions=production', '--enable-source-maps', `${ROOT}core/dist/cli.js`];
 
 /** The plugins config/default.json enables, which every process started from the repo root loads. */
 export const DEFAULT_PLUGINS: string[] = JSON.parse(readFileSync(new URL('config/default.json', `file://${ROOT}`), 'utf8')).PLUGINS;

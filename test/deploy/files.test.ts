@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import t from 'tap';
 import { SettingsSchema } from '../../core/src/config/schema.js';
-import { withoutTapLoader } from '../../core/src/testing/without-tap-loader.js';
 import {
   builtPackages, dockerignore, execForm, globRegExp, interpolate, last, lockedPackages, packageName, readCompose, readDockerfile, ROOT, workspaces,
   type ComposeService,
@@ -21,8 +20,7 @@ interface Result { code: number | null; stdout: string; stderr: string }
 
 /** A linter as `npx <bin> …` runs it, from `cwd`. */
 function lint(bin: string, args: string[], cwd = ROOT): Promise<Result> {
-  const [file, ...rest] = withoutTapLoader([join(ROOT, 'node_modules', '.bin', bin), ...args]);
-  const child = spawn(file, rest, { cwd, env: { PATH: process.env.PATH, NO_COLOR: '1' } });
+  const child = spawn(join(ROOT, 'node_modules', '.bin', bin), args, { cwd, env: { PATH: process.env.PATH, NO_COLOR: '1' } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });

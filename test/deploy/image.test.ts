@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import pg from 'pg';
 import t, { type Test } from 'tap';
-import { ADMIN_URL, databaseUrl, withoutTapLoader } from '@quad/core/testing';
+import { ADMIN_URL, databaseUrl } from '@quad/core/testing';
 import { interpolate, readCompose, readDockerfile } from './recipe.js';
 import { buildLastStage, type BuiltStage, type Owner } from './stage.js';
 
@@ -22,10 +22,9 @@ const owner: Owner | null = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 
 interface Proc { child: ChildProcess; output(): string; exited: Promise<number | null> }
 
 function start(stage: BuiltStage, command: string[], env: Record<string, string>): Proc {
-  // Without tap's loader (see without-tap-loader.ts), which would also write its records into the working directory,
-  // the app folder the user may not write.
-  const [file, ...args] = withoutTapLoader(command);
-  const child = spawn(file, args, { cwd: stage.workdir, env: { PATH: process.env.PATH, ...env }, ...owner });
+  // Through `env -u NODE_OPTIONS`: tap puts its process-info loader in the NODE_OPTIONS of every process a test
+  // starts, which would write its records into the working directory, the app folder the user may not write.
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', ...command], { cwd: stage.workdir, env: { PATH: process.env.PATH, ...env }, ...owner });
   let output = '';
   child.stdout!.on('data', (d) => { output += d; });
   child.stderr!.on('data', (d) => { output += d; });

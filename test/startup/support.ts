@@ -6,7 +6,6 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
-import { withoutTapLoader } from '../../core/src/testing/without-tap-loader.js';
 import { REPO_ROOT as ROOT } from '../support/repo-root.js';
 
 export { ROOT };
@@ -24,7 +23,7 @@ export interface QuadProcess {
 
 /** `quad run` (from the TypeScript source, as in development) or any command, e.g. `npm start`. */
 export function spawnQuad(t: Test, opts: { env?: Record<string, string>; cwd?: string; command?: string[] } = {}): QuadProcess {
-  const [file, ...args] = withoutTapLoader(opts.command ?? [process.execPath, '--import', TSX, join(ROOT, 'core/src/cli.ts'), 'run']);
+  const [file, ...args] = opts.command ?? [process.execPath, '--import', TSX, join(ROOT, 'core/src/cli.ts'), 'run'];
   const child = spawn(file, args, {
     cwd: opts.cwd ?? ROOT,
     detached: true,

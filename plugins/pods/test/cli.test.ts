@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cookieFrom, servePod, withoutTapLoader, type FakeUser } from '@quad/core/testing';
+import { cookieFrom, servePod, type FakeUser } from '@quad/core/testing';
 import { startPodsWorld } from './world.js';
 
 const LAUNCHER = new URL('../cli/bin/podhost.js', import.meta.url).pathname;
@@ -26,10 +26,7 @@ interface Cli { home: string; run(args: string[], stdin?: string): Promise<Run>;
 async function cliFor(name: string): Promise<Cli> {
   const home = await mkdtemp(join(tmpdir(), `quad-cli-${name}-`));
   t.teardown(() => rm(home, { recursive: true, force: true }));
-  const start = (args: string[]) => {
-    const [file, ...rest] = withoutTapLoader([process.execPath, LAUNCHER, ...args]);
-    return spawn(file, rest, { env: { ...process.env, PODHOST_HOME: home, BROWSER: 'true' }, stdio: 'pipe' });
-  };
+  const start = (args: string[]) => spawn(process.execPath, [LAUNCHER, ...args], { env: { ...process.env, PODHOST_HOME: home, BROWSER: 'true' }, stdio: 'pipe' });
   return {
     home,
     start,
@@ -76,10 +73,8 @@ t.test('installs with npm i -g from the workspace', async (t) => {
   const prefix = await mkdtemp(join(tmpdir(), 'quad-cli-global-'));
   t.teardown(() => rm(prefix, { recursive: true, force: true }));
   const cliPackage = new URL('../cli/', import.meta.url).pathname;
-  const [env, ...npm] = withoutTapLoader(['npm', 'i', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', cliPackage]);
-  await promisify(execFile)(env, npm);
-  const [envAgain, ...podhost] = withoutTapLoader([join(prefix, 'bin', 'podhost'), '--help']);
-  const help = await promisify(execFile)(envAgain, podhost);
+  await promisify(execFile)('npm', ['i', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', cliPackage]);
+  const help = await promisify(execFile)(join(prefix, 'bin', 'podhost'), ['--help']);
   t.match(help.stdout, /^Usage:\n  podhost login --server <url> --org <org>/);
 });
 
