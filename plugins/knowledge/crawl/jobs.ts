@@ -39,8 +39,7 @@ export const reindexJob = defineJob({
     const gap = hostGap(settingsOf(services).KNOWLEDGE_CRAWL_GAP_SECONDS);
     const outcomes: CrawlOutcome[] = [];
     for (const { key, url } of keys) {
-      await gap(url);
-      const outcome = await crawlSource({ em, org: org!, services, log } satisfies CrawlContext, key, { force: true });
+      const outcome = await gap(url, () => crawlSource({ em, org: org!, services, log } satisfies CrawlContext, key, { force: true }));
       if (outcome) outcomes.push(outcome);
     }
     const failed = outcomes.filter((o) => o.error);
@@ -48,14 +47,22 @@ export const reindexJob = defineJob({
   },
 });
 
-/** Waits so that two fetches to one host are at least `seconds` apart (within one job run). */
+/**
+ * Runs the crawls of one job run so that two fetches to one host are at least `seconds` apart: a crawl of a host
+ * starts `seconds` after the previous crawl of that host ended (counted from its start, a crawl whose first fetch
+ * was robots.txt left less than the gap between its page and the next crawl's).
+ */
 function hostGap(seconds: number) {
-  const last = new Map<string, number>();
-  return async (url: string) => {
+  const lastEnd = new Map<string, number>();
+  return async <T>(url: string, crawl: () => Promise<T>): Promise<T> => {
     const host = hostOf(url);
-    const wait = (last.get(host) ?? -Infinity) + seconds * 1000 - Date.now();
+    const wait = (lastEnd.get(host) ?? -Infinity) + seconds * 1000 - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    last.set(host, Date.now());
+    try {
+      return await crawl();
+    } finally {
+      lastEnd.set(host, Date.now());
+    }
   };
 }
 
