@@ -10,21 +10,41 @@ t.test('http hardening', async (t) => {
   const { quad } = world;
   const officer = await signInOfficer(world, world.officer.id);
 
-  t.test('security headers on answers, errors and 404s', async (t) => {
+  t.test('security headers on answers, errors and 404s: the API set', async (t) => {
     for (const url of ['/health', '/api/failing/acm/boom', '/api/nothing-here', '/api/organizations/acm/tokens']) {
       const res = await quad.api.inject(url);
       const csp = String(res.headers['content-security-policy']);
-      t.match(csp, /default-src 'self'/, `${url}: CSP`);
+      t.match(csp, /default-src 'none'/, `${url}: a JSON answer loads nothing`);
       t.match(csp, /frame-ancestors 'none'/, `${url}: not framed`);
-      t.notMatch(csp, /upgrade-insecure-requests/, `${url}: docs work over http://localhost`);
       t.equal(res.headers['x-content-type-options'], 'nosniff', url);
       t.equal(res.headers['x-frame-options'], 'DENY', url);
-      t.equal(res.headers['referrer-policy'], 'no-referrer', url);
       t.match(res.headers['strict-transport-security'], /max-age=\d+/, url);
       t.equal(res.headers['cross-origin-resource-policy'], 'same-origin', url);
+      for (const documentOnly of ['referrer-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection']) {
+        t.equal(res.headers[documentOnly], undefined, `${url}: no ${documentOnly} (it applies to pages)`);
+      }
     }
     const cors = await quad.api.inject({ url: '/health', headers: { origin: 'https://dashboard.quad.test' } });
     t.equal(cors.headers['access-control-allow-origin'], 'https://dashboard.quad.test', 'CORS still answers the dashboard');
+  });
+
+  t.test('pages carry the document headers too: the docs and the web clients', async (t) => {
+    for (const url of ['/docs/', '/dashboard', '/store/acm']) {
+      const res = await quad.api.inject(url);
+      t.equal(res.statusCode, 200, url);
+      t.match(res.headers['content-type'], /html/, url);
+      const csp = String(res.headers['content-security-policy']);
+      t.match(csp, /default-src 'self'/, `${url}: CSP for a page`);
+      t.match(csp, /frame-ancestors 'none'/, `${url}: not framed`);
+      t.notMatch(csp, /upgrade-insecure-requests/, `${url}: pages work over http://localhost`);
+      t.equal(res.headers['referrer-policy'], 'no-referrer', url);
+      t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', url);
+      t.equal(res.headers['x-content-type-options'], 'nosniff', url);
+      t.equal(res.headers['x-frame-options'], 'DENY', url);
+      t.match(res.headers['strict-transport-security'], /max-age=\d+/, url);
+      t.equal(res.headers['cross-origin-resource-policy'], 'same-origin', url);
+      t.equal(res.headers['cache-control'], url === '/docs/' ? 'no-store' : 'no-cache', `${url}: cache-control`);
+    }
   });
 
   t.test('the docs page and its assets still load under the CSP', async (t) => {
