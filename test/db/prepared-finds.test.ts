@@ -3,12 +3,13 @@
 // two results must be equal — with the org filter, null, dates, JSON, relations, order, limit and offset — while the
 // driver's counter shows which finds took the prepared path. Anything else falls back to MikroORM's path.
 import t, { type Test } from 'tap';
-import { MikroORM, PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
+import { EntityManager, MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { LockMode, wrap } from '@mikro-orm/core';
 import { defineModule, defineOrgEntity, p } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import { forkFor } from '../../core/src/db/orm.js';
 import { QuadPostgreSqlDriver } from '../../core/src/db/prepared-finds.js';
+import { QuadEntityManager } from '../../core/src/db/entity-manager.js';
 import { User } from '../../core/src/auth/entities.js';
 
 const Probe = defineOrgEntity({
@@ -45,19 +46,23 @@ t.test('prepared simple finds', async (t) => {
     (${a.id}, 'third', 'hello', true, 2, null, '{"tags":[]}', ${ada.id}),
     (${b.id}, 'first', 'other org', true, 9, null, null, null)`);
 
-  const stock = await MikroORM.init({ ...quad.orm.config.getAll(), driver: PostgreSqlDriver });
+  const stock = await MikroORM.init({ ...quad.orm.config.getAll(), driver: PostgreSqlDriver, entityManager: EntityManager });
   t.teardown(() => stock.close());
   const driver = quad.orm.em.getDriver() as QuadPostgreSqlDriver;
   t.ok(driver instanceof QuadPostgreSqlDriver, 'Quad\'s ORM runs the prepared-find driver');
+  t.ok(forkFor(quad.orm, a.id) instanceof QuadEntityManager, 'and its EntityManager');
+  t.notOk(stock.em.fork() instanceof QuadEntityManager, 'the stock ORM runs MikroORM\'s');
 
   const both = async (run: (em: EntityManager) => Promise<unknown>, orgId = a.id) => {
     const before = driver.preparedFinds;
+    const shortBefore = QuadEntityManager.shortPathFinds;
     const ours = await run(forkFor(quad.orm, orgId));
     const prepared = driver.preparedFinds - before;
+    const short = QuadEntityManager.shortPathFinds - shortBefore;
     const stockEm = stock.em.fork();
     stockEm.setFilterParams('org', { orgId });
     const theirs = await run(stockEm);
-    return { ours: plain(ours), theirs: plain(theirs), prepared };
+    return { ours: plain(ours), theirs: plain(theirs), prepared, short };
   };
   const same = async (t: Test, name: string, run: (em: EntityManager) => Promise<unknown>, expectPrepared: boolean, orgId?: number) => {
     const r = await both(run, orgId);
@@ -93,6 +98,37 @@ t.test('prepared simple finds', async (t) => {
     await same(t, 'a populated relation', (em) => em.find(Probe, { label: 'first' }, { populate: ['owner'] }), false);
     await same(t, 'chosen fields', (em) => em.find(Probe, { label: 'first' }, { fields: ['label'] }), false);
     await same(t, 'a pessimistic lock', (em) => em.transactional((tem) => tem.findOne(Probe, { label: 'first' }, { lockMode: LockMode.PESSIMISTIC_WRITE })), false);
+  });
+
+  t.test('findOne\'s short path answers what MikroORM\'s findOne answers', async (t) => {
+    const short = async (name: string, run: (em: EntityManager) => Promise<unknown>, expectShort: boolean, orgId?: number) => {
+      const r = await both(run, orgId);
+      t.same(r.ours, r.theirs, `${name}: the same answer as MikroORM's findOne`);
+      t.equal(r.short > 0, expectShort, `${name}: ${expectShort ? 'the short path' : 'MikroORM\'s findOne'}`);
+      return r.ours;
+    };
+    t.match(await short('by a column', (em) => em.findOne(Probe, { label: 'first' }), true), { label: 'first', rank: 3, seenAt, data: { tags: ['x'] } });
+    t.match(await short('in the other org', (em) => em.findOne(Probe, { label: 'first' }), true, b.id), { note: 'other org' }, 'the org filter applies');
+    t.equal(await short('another org\'s row by its id', async (em) => em.findOne(Probe, (await forkFor(quad.orm, b.id).findOneOrFail(Probe, { label: 'first' })).id), true), null);
+    await short('with an order', (em) => em.findOne(Probe, { note: 'hello' }, { orderBy: { rank: 'desc' } }), true);
+    await short('with an operator (MikroORM\'s query builder below)', (em) => em.findOne(Probe, { rank: { $gte: 2 } }, { orderBy: { rank: 'asc' } }), true);
+    t.equal(await short('nothing found', (em) => em.findOne(Probe, { label: 'absent' }), true), null);
+    t.equal(await short('findOneOrFail', async (em) => (await em.findOneOrFail(Probe, { label: 'third' })).label, true), 'third');
+    // A pending new row of the entity is flushed before the read (MikroORM's auto-flush), inside the transaction.
+    const pending = async (em: EntityManager) => {
+      let found: string | undefined;
+      await em.transactional(async (tem) => {
+        tem.create(Probe, { organization: a.id, label: 'pending' });
+        found = (await tem.findOne(Probe, { label: 'pending' }))?.label;
+        throw new Error('roll back');
+      }).catch(() => {});
+      return found;
+    };
+    t.equal(await short('a pending row of the entity', pending, true), 'pending');
+    await short('a populated relation', (em) => em.findOne(Probe, { label: 'first' }, { populate: ['owner'] }), false);
+    await short('chosen fields', (em) => em.findOne(Probe, { label: 'first' }, { fields: ['label'] }), false);
+    await short('the filters turned off', (em) => em.findOne(Probe, { label: 'first', organization: b.id }, { filters: false }), false);
+    await short('refresh', (em) => em.findOne(Probe, { label: 'first' }, { refresh: true }), false);
   });
 
   t.test('the entities are managed as usual', async (t) => {

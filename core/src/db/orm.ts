@@ -7,6 +7,7 @@ import { ORG_FILTER } from './org-owned.js';
 import type { Module } from '../modules/types.js';
 import { onClient, type RawQuery } from './raw-query.js';
 import { QuadPostgreSqlDriver } from './prepared-finds.js';
+import { QuadEntityManager } from './entity-manager.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
@@ -14,6 +15,7 @@ export async function openOrm(options: { url: string; modules: readonly Module[]
   return MikroORM.init({
     clientUrl: options.url,
     driver: QuadPostgreSqlDriver,
+    entityManager: QuadEntityManager,
     entities: [...coreEntities, ...options.modules.flatMap((m) => m.entities)],
     pool: { min: 0, max: options.poolMax },
     debug: options.debug ?? false,
