@@ -12,8 +12,23 @@ import { EntityManager } from '@mikro-orm/postgresql';
 /** Options that leave the short path as it is: an order for the driver, the flush mode for the auto-flush. */
 const SHORT_PATH_OPTIONS = new Set(['orderBy', 'flushMode']);
 
-/** Per entity: may its findOne take the short path? (its metadata does not change once discovered) */
-const eligible = new WeakMap<EntityMetadata<any>, boolean>();
+/** What about an entity may keep its findOne off the short path; its metadata does not change once discovered. */
+interface EntityTraits { populates: boolean; filteredToOne: boolean }
+const traitsOf = new WeakMap<EntityMetadata<any>, EntityTraits>();
+
+/** See MikroORM's preparePopulate: eager relations are populated, to-one relations whose target has filters joined. */
+function entityTraits(meta: EntityMetadata<any>): EntityTraits {
+  let traits = traitsOf.get(meta);
+  if (!traits) {
+    traits = {
+      populates: !!(meta.virtual || meta.discriminatorValue || meta.discriminatorColumn || meta.props.some((p) => p.eager)),
+      filteredToOne: meta.relations.some((prop) => (prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE)
+        && (!Utils.isEmpty(prop.targetMeta?.filters) || !Utils.isEmpty((prop as { filters?: object }).filters))),
+    };
+    traitsOf.set(meta, traits);
+  }
+  return traits;
+}
 
 export class QuadEntityManager extends EntityManager {
   /** How many findOnes took the short path, in this process (tests check which finds take it). */
@@ -47,21 +62,14 @@ export class QuadEntityManager extends EntityManager {
 
   /** The entity's metadata when this findOne may take the short path; undefined when MikroORM's own must answer. */
   private shortPathMeta<Entity extends object>(em: this, entityName: EntityName<Entity>, options: object): EntityMetadata<Entity> | undefined {
-    if (em.schema !== undefined || em.config.get('resultCache').global) return;
-    for (const [key, value] of Object.entries(options)) if (value !== undefined && !SHORT_PATH_OPTIONS.has(key)) return;
+    const config = em.config;
+    if (em.schema !== undefined || config.get('resultCache').global || config.get('disableIdentityMap')) return;
+    for (const key in options) if ((options as Record<string, unknown>)[key] !== undefined && !SHORT_PATH_OPTIONS.has(key)) return;
     const meta = em.getMetadata().find<Entity>(Utils.className(entityName));
     if (!meta) return;
-    let ok = eligible.get(meta);
-    if (ok === undefined) eligible.set(meta, ok = this.plainEntity(meta));
-    return ok ? meta : undefined;
-  }
-
-  /** Nothing about the entity makes a findOne of it populate or join: see MikroORM's preparePopulate. */
-  private plainEntity(meta: EntityMetadata<any>): boolean {
-    const noGlobalFilters = Utils.isEmpty(this.config.get('filters'));
-    const filterJoins = this.config.get('autoJoinRefsForFilters') && meta.relations.some((prop) =>
-      (prop.kind === ReferenceKind.MANY_TO_ONE || prop.kind === ReferenceKind.ONE_TO_ONE)
-      && (!noGlobalFilters || !Utils.isEmpty(prop.targetMeta?.filters) || !Utils.isEmpty((prop as { filters?: object }).filters)));
-    return !meta.virtual && !meta.discriminatorValue && !meta.discriminatorColumn && !meta.props.some((p) => p.eager) && !filterJoins;
+    const traits = entityTraits(meta);
+    const joinsForFilters = config.get('autoJoinRefsForFilters')
+      && (traits.filteredToOne || (meta.relations.length > 0 && !Utils.isEmpty(config.get('filters'))));
+    return traits.populates || joinsForFilters ? undefined : meta;
   }
 }
