@@ -1,10 +1,11 @@
 // Job runs as officers see them: a short run goes from queued to its end, a long one shows running while it goes
 // on, a late running mark never undoes the run's end, a retry waits queued, and the org handed to a handler is an
-// entity of the run's fork.
+// entity of the run's fork. A cron tick is one row across its attempts, failed for good when its worker died.
 import t from 'tap';
 import { defineJob, defineModule } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LOST_RUN_ERROR } from '../../core/src/jobs/liveness.js';
 
 /** Opened by the test: the handler of probe.hold waits for it. */
 let release: () => void = () => {};
@@ -51,11 +52,18 @@ const probe = defineModule({
       },
     }),
     defineJob({ name: 'probe.tick', async handler() {} }),
+    defineJob({
+      name: 'probe.flakytick', maxAttempts: 2,
+      async handler({ attempt }) {
+        if (attempt === 1) throw new Error('first attempt fails');
+      },
+    }),
   ],
 });
 
 t.test('job runs', async (t) => {
-  const quad = await startTestApp(t, { plugins: [probe] });
+  // Sweeps often, for the dead worker's cron tick below.
+  const quad = await startTestApp(t, { plugins: [probe], config: { JOB_SWEEP_MS: 100 } });
   const org = await quad.createOrg({ prefix: 'acm', modules: { probe: true } });
   const em = () => quad.orm.em.fork();
   const sql = (q: string, params: unknown[] = []) => em().getConnection().execute(q, params);
@@ -122,5 +130,44 @@ t.test('job runs', async (t) => {
     t.equal(run.attempts, 1);
     t.same(run.payload, {}, 'cron\'s own keys are not the payload');
     t.equal(run.ordered, true);
+  });
+
+  /** Adds a cron tick of `task` as graphile-worker's cron does (its `_cron` key); its job id. */
+  const addCronTick = async (task: string, runAt = 'now()') => {
+    const [job] = await sql(`select (graphile_worker.add_job(?, json_build_object('_cron', json_build_object('ts', now(), 'backfilled', false)), run_at := ${runAt})).id`, [task]);
+    return String(job.id);
+  };
+
+  t.test('a cron tick that fails and is retried is one run: queued between its attempts, then its end', async (t) => {
+    const jobId = await addCronTick('probe.flakytick');
+    const between = await waitFor(async () => {
+      const [row] = await sql("select * from job_runs where name = 'probe.flakytick' and status = 'queued'");
+      return row;
+    }, 'the first attempt to fail');
+    t.equal(between.attempts, 1);
+    t.equal(between.finished_at, null, 'waiting for its retry');
+    // The retry is due in a few seconds (graphile-worker's backoff): now.
+    await sql('update graphile_worker._private_jobs set run_at = now() where id = ?', [jobId]);
+    const ended = await waitFor(async () => {
+      const [row] = await sql("select * from job_runs where name = 'probe.flakytick' and status <> 'queued' and status <> 'running'");
+      return row;
+    }, 'the retry to end');
+    t.match(ended, { id: between.id, status: 'succeeded', attempts: 2, error: null }, 'the retry ended the same row');
+    t.same(await sql("select id from job_runs where name = 'probe.flakytick'"), [{ id: between.id }], 'one row for the tick');
+  });
+
+  t.test('a cron tick whose worker died on its last attempt fails for good, its row with it', async (t) => {
+    // A tick locked by a worker process that no longer lives (nobody holds its liveness lock), on its last attempt.
+    const jobId = await addCronTick('probe.tick', "now() + interval '1 hour'");
+    await sql("update graphile_worker._private_jobs set locked_by = 'dead-worker', locked_at = now(), attempts = max_attempts where id = ?", [jobId]);
+    const [row] = await sql("insert into job_runs (name, status, attempts, started_at, worker_job_id) values ('probe.tick', 'running', 25, now(), ?) returning id", [jobId]);
+    const failed = await waitFor(async () => {
+      const [r] = await sql("select * from job_runs where id = ? and status = 'failed'", [row.id]);
+      return r;
+    }, 'the sweep to fail the tick\'s run');
+    t.equal(failed.error, LOST_RUN_ERROR);
+    t.ok(failed.finished_at, 'it has ended');
+    t.same(await sql('select locked_by, attempts >= max_attempts as exhausted from graphile_worker._private_jobs where id = ?', [jobId]),
+      [{ locked_by: null, exhausted: true }], 'the job is unlocked and failed for good: it will not run again');
   });
 });

@@ -98,10 +98,12 @@ const EXHAUSTED = {
 };
 const UNLOCK = { name: 'quad_sweep_unlock', text: 'select graphile_worker.force_unlock_workers($1::text[])' };
 const FAIL_JOBS = { name: 'quad_sweep_fail_jobs', text: 'select from graphile_worker.permanently_fail_jobs($1::bigint[], $2)' };
+// The runs' rows: by run id (started through startJob), or by the job's id (a cron tick's row).
 const FAIL_RUNS = {
   name: 'quad_sweep_fail_runs',
-  text: `update job_runs set status = 'failed', error = $2, finished_at = now() where id = any($1::bigint[]) and status in ('queued', 'running')
-    returning id`,
+  text: `update job_runs set status = 'failed', error = $2, finished_at = now()
+    where (id = any($1::bigint[]) or worker_job_id = any($3::bigint[])) and status in ('queued', 'running')
+    returning id, worker_job_id`,
 };
 
 /** A run whose worker died during its last attempt. */
@@ -146,11 +148,18 @@ export function startSweeper(options: SweepOptions): Sweeper {
       await query({ ...UNLOCK, values: [owners] });
       if (exhausted.length > 0) {
         await query({ ...FAIL_JOBS, values: [exhausted.map((j) => j.id), LOST_RUN_ERROR] });
-        const failed = await query<{ id: string }>({ ...FAIL_RUNS, values: [exhausted.flatMap((j) => (j.run_id == null ? [] : [j.run_id])), LOST_RUN_ERROR] });
-        // Only runs this transaction failed are announced (a cron run has no row): never twice for one run.
+        const [started, cron] = [exhausted.filter((j) => j.run_id != null), exhausted.filter((j) => j.run_id == null)];
+        const failed = await query<{ id: string; worker_job_id: string | null }>({
+          ...FAIL_RUNS, values: [started.map((j) => j.run_id), LOST_RUN_ERROR, cron.map((j) => j.id)],
+        });
+        // Only runs this transaction failed are announced, never twice for one run; a cron tick is announced with
+        // its row when it had one (its worker may have died before writing it).
         const ours = new Set(failed.map((r) => String(r.id)));
-        const lost = exhausted.filter((j) => j.run_id == null || ours.has(String(j.run_id)));
-        await options.onLost(em, lost.map((j) => ({ runId: j.run_id == null ? null : Number(j.run_id), orgId: j.org_id, name: j.name })));
+        const cronRows = new Map(failed.filter((r) => r.worker_job_id != null).map((r) => [String(r.worker_job_id), Number(r.id)]));
+        const lost = [...started.filter((j) => ours.has(String(j.run_id))), ...cron];
+        await options.onLost(em, lost.map((j) => ({
+          runId: j.run_id != null ? Number(j.run_id) : cronRows.get(String(j.id)) ?? null, orgId: j.org_id, name: j.name,
+        })));
       }
       return owners;
     });

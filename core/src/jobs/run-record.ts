@@ -9,9 +9,13 @@ import { createPool, endPool } from '../db/pool.js';
 /** How long a run may go on before its row says running. */
 const RUNNING_AFTER_MS = 100;
 
+// A later attempt of the same tick (a retry, or a re-run after its worker died) continues the tick's row.
 const OPEN_CRON = {
   name: 'quad_run_open_cron',
-  text: "insert into job_runs (name, status, payload, attempts, started_at) values ($1, 'running', $2, $3, now()) returning id",
+  text: `insert into job_runs (name, status, payload, attempts, started_at, worker_job_id) values ($1, 'running', $2, $3, now(), $4)
+    on conflict (worker_job_id) where worker_job_id is not null
+    do update set status = 'running', attempts = excluded.attempts, started_at = now(), finished_at = null
+    returning id`,
 };
 // Never after a final status: the guard keeps a succeeded, failed or skipped run as it is.
 const MARK_RUNNING = {
@@ -54,9 +58,12 @@ export class RunRecords {
     return new RunRecord(this.pool, this.log, id, orgId, attempt, false);
   }
 
-  /** Cron runs are not started through startJob: their row is made here, already running. */
-  async openCron(name: string, payload: Record<string, unknown>, attempt: number): Promise<RunRecord> {
-    const { rows } = await this.pool.query({ ...OPEN_CRON, values: [name, JSON.stringify(payload), attempt] });
+  /**
+   * Cron runs are not started through startJob: their row is made here, already running, at the tick's first
+   * attempt, and found again by graphile-worker's job id at the next ones.
+   */
+  async openCron(name: string, payload: Record<string, unknown>, attempt: number, workerJobId: string): Promise<RunRecord> {
+    const { rows } = await this.pool.query({ ...OPEN_CRON, values: [name, JSON.stringify(payload), attempt, workerJobId] });
     return new RunRecord(this.pool, this.log, Number(rows[0].id), null, attempt, true);
   }
 }

@@ -124,7 +124,7 @@ async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & 
   const attempt = helpers.job.attempts;
   const maxAttempts = helpers.job.max_attempts;
   const run = runId == null
-    ? await runs.openCron(job.name, payload, attempt)
+    ? await runs.openCron(job.name, payload, attempt, helpers.job.id)
     : runs.track(runId as number, (orgId as number | null) ?? null, attempt);
   const em = forkFor(orm, run.orgId);
   const org = run.orgId == null ? null : await orgEntity(options.orgs, em, run.orgId);
