@@ -4,11 +4,10 @@
 // (orders with their items and points rows, spread over the past year), and prints the ratio of the two columns
 // (target ≤ 1.5).
 // Run: npm run bench:growth [-- --requests 200]
-import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { startStoreWorld } from '../../plugins/store/test/world.js';
-import { serveTargets } from './harness.js';
+import { forkServer, serveTargets } from './harness.js';
 
 const SIZES = [1_000, 100_000];
 
@@ -76,7 +75,7 @@ if (process.argv.includes('--serve')) {
 } else {
   const { values } = parseArgs({ options: { requests: { type: 'string', default: '200' } } });
   const requests = Number(values.requests);
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { execArgv: ['--import', 'tsx'] });
+  const child = forkServer(new URL(import.meta.url).pathname);
   const s = await new Promise<Served>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Served));
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

@@ -32,10 +32,9 @@
 // Exits 1 on any non-2xx answer or error (warm-up included), an inexact checkout, or RSS growth above
 // RSS_GROWTH_MAX after GC.
 // Run: npm run bench:load [-- --duration 300 --baseline 5]   (--duration 20 is a quick smoke run; setup ~20 s)
-import { fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { serveTargets } from './harness.js';
+import { forkServer, serveTargets } from './harness.js';
 import { floors, kinds, type Kind } from './load-mix.js';
 import { ORGS, SHOPPERS_PER_ORG, serveLoadWorld, type Checkouts, type ProcessStats, type Served } from './load-world.js';
 
@@ -164,7 +163,7 @@ if (process.argv.includes('--serve')) {
   await serveTargets(serveLoadWorld);
 } else {
   const { values } = parseArgs({ options: { duration: { type: 'string', default: '300' }, baseline: { type: 'string', default: '5' } } });
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { execArgv: ['--import', 'tsx', '--expose-gc'] });
+  const child = forkServer(new URL(import.meta.url).pathname, [], ['--expose-gc']);
   const served = await new Promise<Served>((resolve, reject) => {
     child.once('message', (m) => resolve(m as Served));
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

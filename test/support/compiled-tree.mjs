@@ -18,9 +18,10 @@ import { build } from 'esbuild';
 import { buildWeb } from '../../scripts/build-web.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(ROOT, '.test-build');
-/** Not mirrored: the tree itself, git's, tap's (the tree has its own .taprc) and run-time folders; node_modules below. */
-const SKIP = new Set(['.git', '.test-build', '.tap', '.taprc', 'coverage', 'data', 'node_modules']);
+/** The tree's folder: .test-build for the suite, or the one named (the benchmarks build theirs in .bench-build). */
+const OUT = join(ROOT, process.argv[2] ?? '.test-build');
+/** Not mirrored: the trees themselves, git's, tap's (the tree has its own .taprc) and run-time folders; node_modules below. */
+const SKIP = new Set(['.git', '.test-build', '.bench-build', '.tap', '.taprc', 'coverage', 'data', 'node_modules']);
 const COMPILED = /(?<!\.d)\.tsx?$/;
 
 /** A package.json whose entry points name TypeScript, with them named as their compiled files (null: it has none). */
