@@ -3,7 +3,7 @@
 // result, also when the receiver is down; a webhook is changed and, after confirming, deleted.
 import t from 'tap';
 import { startFakeDiscord } from '@quad/core/testing';
-import { startBrowserWorld } from './harness.js';
+import { cardSays, startBrowserWorld } from './harness.js';
 
 const SECRETS_KEY = Buffer.alloc(32, 9).toString('base64');
 
@@ -73,7 +73,7 @@ t.test('the Events page', async (t) => {
     await sidebar.getByRole('link', { name: 'Overview' }).click();
     const card = page.getByTestId('events-card');
     await card.waitFor();
-    t.equal(await card.textContent(), '0 of 0 webhooks on; 0 failing.');
+    await cardSays(t, card, '0 of 0 webhooks on; 0 failing.');
   });
   t.same(world.problems(page), []);
 });

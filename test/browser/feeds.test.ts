@@ -6,7 +6,7 @@
 // its job handler as the worker would (plugins/feeds/test/world.ts).
 import t from 'tap';
 import { allowOutside, startFakeDiscord, startFakeRepoFiles } from '@quad/core/testing';
-import { startBrowserWorld } from './harness.js';
+import { cardSays, startBrowserWorld } from './harness.js';
 
 allowOutside(t);
 
@@ -93,7 +93,7 @@ t.test('Job alerts: add a feed, Run now, its history, delete it', async (t) => {
     await sidebar.getByRole('link', { name: 'Overview' }).click();
     const card = page.getByTestId('feeds-card');
     await card.waitFor();
-    t.equal(await card.textContent(), '1 job alert and 0 hackathon feeds; 0 failing; 2 posts.');
+    await cardSays(t, card, '1 job alert and 0 hackathon feeds; 0 failing; 2 posts.');
     await sidebar.getByRole('link', { name: 'Job alerts' }).click();
   });
 

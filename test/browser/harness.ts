@@ -6,7 +6,8 @@
 // Chromium (.ci/setup-browser.sh).
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Test } from 'tap';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startSignInWorld, type SignInWorld, type TestAppOptions, type TeardownHost } from '@quad/core/testing';
 import { freePort } from '../startup/support.js';
 
@@ -94,4 +95,15 @@ export async function waitForBackground(page: Page, selector: string, rgb: strin
     const element = document.querySelector(sel!);
     return !!element && getComputedStyle(element).backgroundColor === want;
   }, [selector, rgb]);
+}
+
+/**
+ * Asserts an Overview card's text. The dashboard shows a cached overview at once and the fresh one when it arrives
+ * (a page that changed something marks it stale), so the card may first say what it said before the change: its
+ * text is read once it says `expected`, or after `timeoutMs` (and the assertion shows what it said instead).
+ */
+export async function cardSays(t: Test, card: Locator, expected: string, message?: string, timeoutMs = 10_000): Promise<void> {
+  const escaped = expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await card.filter({ hasText: new RegExp(`^${escaped}$`) }).waitFor({ timeout: timeoutMs }).catch(() => {});
+  t.equal(await card.textContent(), expected, message ?? 'the Overview card');
 }

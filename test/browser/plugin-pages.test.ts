@@ -2,7 +2,7 @@
 // brings a page and an Overview card in its own prebuilt bundle. The dashboard was built without it; it loads the
 // bundle at run time, and the bundle's React is the dashboard's (one React: its hooks work).
 import t from 'tap';
-import { startBrowserWorld } from './harness.js';
+import { cardSays, startBrowserWorld } from './harness.js';
 
 t.test('a plugin\'s own page and Overview card', async (t) => {
   const world = await startBrowserWorld(t, { config: { PLUGINS_EXTRA: ['./examples/hello-plugin'] }, orgModules: { hello: true } });
@@ -60,7 +60,7 @@ t.test('a plugin\'s own page and Overview card', async (t) => {
     await sidebar.getByRole('link', { name: 'Overview' }).click();
     const card = page.getByTestId('hello-card');
     await card.waitFor();
-    t.match(await card.textContent(), /^3 greetings; the latest: Hello, Alan!$/);
+    await cardSays(t, card, '3 greetings; the latest: Hello, Alan!');
     t.ok(await page.getByRole('region', { name: 'Hello' }).isVisible(), 'in a card titled by the module');
     await world.screenshot(page, 'overview-card');
   });

@@ -2,7 +2,7 @@
 // balance, a refused award shows the API's reason, a check-in sheet with one bad row shows its error and writes
 // nothing, a good one is imported and its event listed, and deleting the event (after confirming) takes its points.
 import t from 'tap';
-import { startBrowserWorld } from './harness.js';
+import { cardSays, startBrowserWorld } from './harness.js';
 
 t.test('the Points page', async (t) => {
   const world = await startBrowserWorld(t, { plugins: ['./plugins/points'] });
@@ -84,7 +84,7 @@ t.test('the Points page', async (t) => {
     await sidebar.getByRole('link', { name: 'Overview' }).click();
     const card = page.getByTestId('points-card');
     await card.waitFor();
-    t.equal(await card.textContent(), '1 member with points; 120 points awarded this week.', 'Bob\'s only rows went with the event');
+    await cardSays(t, card, '1 member with points; 120 points awarded this week.', 'Bob\'s only rows went with the event');
   });
   t.same(world.problems(page), []);
 });

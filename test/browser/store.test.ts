@@ -2,7 +2,7 @@
 // it listed, deletes another after confirming, finds the orders tab empty, and the Overview card counts the catalog.
 // The member's side and an order's status moves are in member-store.test.ts.
 import t from 'tap';
-import { startBrowserWorld } from './harness.js';
+import { cardSays, startBrowserWorld } from './harness.js';
 
 t.test('the Store page', async (t) => {
   const world = await startBrowserWorld(t, { plugins: ['./plugins/points', './plugins/store'], orgModules: { points: true } });
@@ -77,7 +77,7 @@ t.test('the Store page', async (t) => {
     await sidebar.getByRole('link', { name: 'Overview' }).click();
     const card = page.getByTestId('store-card');
     await card.waitFor();
-    t.equal(await card.textContent(), '0 open orders (0 pending); 1 of 1 products in stock.');
+    await cardSays(t, card, '0 open orders (0 pending); 1 of 1 products in stock.');
   });
   t.same(world.problems(page), []);
 });

@@ -4,7 +4,7 @@
 // the Overview card counts it; Delete asks first.
 import t from 'tap';
 import { allowOutside, startMonitoredSite } from '@quad/core/testing';
-import { startBrowserWorld } from './harness.js';
+import { cardSays, startBrowserWorld } from './harness.js';
 
 allowOutside(t);
 
@@ -68,7 +68,7 @@ t.test('Uptime: add a monitor, check it now, see it go down, delete it', async (
     await sidebar.getByRole('link', { name: 'Overview' }).click();
     const card = page.getByTestId('uptime-card');
     await card.waitFor();
-    t.equal(await card.textContent(), '1 monitors: 0 up, 1 down, 0 pending, 0 paused.');
+    await cardSays(t, card, '1 monitors: 0 up, 1 down, 0 pending, 0 paused.');
     await sidebar.getByRole('link', { name: 'Uptime' }).click();
   });
 
