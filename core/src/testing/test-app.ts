@@ -1,7 +1,7 @@
 // startTestApp: boot the real Quad against a fresh database in one call.
 //   const quad = await startTestApp(t, { plugins: ['./examples/hello-plugin'] });
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -110,6 +110,7 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     ? { url: options.databaseUrl, drop: async () => {} }
     : await createTestDatabase([...CORE_MODULES, ...configured, ...modules]);
   const emptyConfigDir = mkdtempSync(join(tmpdir(), 'quad-config-'));
+  const removeConfigDir = () => rmSync(emptyConfigDir, { recursive: true, force: true });
   seedKeyPair(emptyConfigDir);
   const source = new ConfigSource({
     dir: emptyConfigDir,
@@ -123,11 +124,13 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     quad = await startQuad({ source, modules, role: options.role ?? 'all', listen: options.listen ?? false, logger: log });
   } catch (err) {
     await db.drop();
+    removeConfigDir();
     throw err;
   }
   t.teardown(async () => {
     await quad.close();
     await db.drop();
+    removeConfigDir();
   });
   const address = quad.app?.server.address();
   return {
