@@ -1,9 +1,18 @@
 // HTTP hardening: security headers (helmet) on every answer without breaking the docs page, no-store on answers
 // (tokens and secrets are never cached), bounded client request ids, and every route that takes a credential
 // says which in the OpenAPI document.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { failing } from '../fixtures/failing-module.js';
 import { bearer, officerLogin, signInOfficer, startSignInWorld } from '../support/sign-in.js';
+
+/** The headers every answer carries, JSON or page: nothing frames it, sniffs it, embeds it from elsewhere; HSTS. */
+function everyAnswersHeaders(t: Test, headers: Record<string, unknown>, url: string) {
+  t.match(String(headers['content-security-policy']), /frame-ancestors 'none'/, `${url}: not framed`);
+  t.equal(headers['x-content-type-options'], 'nosniff', url);
+  t.equal(headers['x-frame-options'], 'DENY', url);
+  t.match(headers['strict-transport-security'], /max-age=\d+/, url);
+  t.equal(headers['cross-origin-resource-policy'], 'same-origin', url);
+}
 
 t.test('http hardening', async (t) => {
   const world = await startSignInWorld(t, { plugins: ['./plugins/points', './plugins/store', failing], listen: true, orgModules: { failing: true } });
@@ -13,13 +22,8 @@ t.test('http hardening', async (t) => {
   t.test('security headers on answers, errors and 404s: the API set', async (t) => {
     for (const url of ['/health', '/api/failing/acm/boom', '/api/nothing-here', '/api/organizations/acm/tokens']) {
       const res = await quad.api.inject(url);
-      const csp = String(res.headers['content-security-policy']);
-      t.match(csp, /default-src 'none'/, `${url}: a JSON answer loads nothing`);
-      t.match(csp, /frame-ancestors 'none'/, `${url}: not framed`);
-      t.equal(res.headers['x-content-type-options'], 'nosniff', url);
-      t.equal(res.headers['x-frame-options'], 'DENY', url);
-      t.match(res.headers['strict-transport-security'], /max-age=\d+/, url);
-      t.equal(res.headers['cross-origin-resource-policy'], 'same-origin', url);
+      t.match(String(res.headers['content-security-policy']), /default-src 'none'/, `${url}: a JSON answer loads nothing`);
+      everyAnswersHeaders(t, res.headers, url);
       for (const documentOnly of ['referrer-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection']) {
         t.equal(res.headers[documentOnly], undefined, `${url}: no ${documentOnly} (it applies to pages)`);
       }
@@ -35,14 +39,10 @@ t.test('http hardening', async (t) => {
       t.match(res.headers['content-type'], /html/, url);
       const csp = String(res.headers['content-security-policy']);
       t.match(csp, /default-src 'self'/, `${url}: CSP for a page`);
-      t.match(csp, /frame-ancestors 'none'/, `${url}: not framed`);
       t.notMatch(csp, /upgrade-insecure-requests/, `${url}: pages work over http://localhost`);
       t.equal(res.headers['referrer-policy'], 'no-referrer', url);
       t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', url);
-      t.equal(res.headers['x-content-type-options'], 'nosniff', url);
-      t.equal(res.headers['x-frame-options'], 'DENY', url);
-      t.match(res.headers['strict-transport-security'], /max-age=\d+/, url);
-      t.equal(res.headers['cross-origin-resource-policy'], 'same-origin', url);
+      everyAnswersHeaders(t, res.headers, url);
       t.equal(res.headers['cache-control'], url === '/docs/' ? 'no-store' : 'no-cache', `${url}: cache-control`);
     }
   });
