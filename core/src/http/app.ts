@@ -28,6 +28,7 @@ import { ResponseLogController } from '../log.js';
 import { validatorCompiler } from './validation.js';
 import { lazySerializers } from './serialization.js';
 import { webRoutes } from './web.js';
+import { closingFlag, shuttingDown } from './shutdown.js';
 import './types.js';
 
 export interface HttpAppOptions {
@@ -99,7 +100,9 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     logController: new ResponseLogController(),
     // Serializers, like validators (below), are compiled when a route first uses them.
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    return503OnClosing: false, // our own 503 while closing: see shutdown.ts
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const shutdown = closingFlag(app);
   app.setValidatorCompiler(validatorCompiler());
 
   await app.register(quadDecorations, { services, orm });
@@ -142,11 +145,12 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
   });
 
   // The core's request hook, after CORS (so refusals carry its headers, and the dashboard can read them): the
-  // API's security headers, every answer's (errors and 404s too; a route may still override one), then the route's auth
-  // policy. A callback hook whose steps are synchronous when their answers are cached: no promise per request.
+  // API's security headers, every answer's (errors and 404s too; a route may still override one), the refusal while
+  // the server closes, then the route's auth policy. A callback hook whose steps are synchronous when their answers are cached: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(API_HEADERS);
     reply.header('x-request-id', request.id);
+    if (shutdown.closing) return done(shuttingDown());
     const policy = request.routeOptions.config?.auth;
     if (!policy) return done(); // the 404 handler
     runSteps(policies.steps(policy), request, done);

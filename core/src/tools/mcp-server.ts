@@ -11,6 +11,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
 import { routeNotFound } from '../http/error-handler.js';
 import { requestIdOf } from '../http/request-id.js';
+import { closingFlag, shuttingDown } from '../http/shutdown.js';
 import { ResponseLogController } from '../log.js';
 import type { MachineTokenCache } from '../auth/machine-tokens.js';
 import type { OrgCache } from '../orgs/org-cache.js';
@@ -53,7 +54,11 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
 
 export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance> {
   // One log line per response, as on the main port.
-  const app = Fastify({ loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf, logController: new ResponseLogController() });
+  const app = Fastify({
+    loggerInstance: options.log, bodyLimit: options.bodyLimit, genReqId: requestIdOf, logController: new ResponseLogController(),
+    return503OnClosing: false, // our own 503 while closing: see shutdown.ts
+  });
+  const shutdown = closingFlag(app);
   app.decorateRequest('org', null);
   let sessions: Promise<McpSessions> | undefined;
   const loadSessions = () => (sessions ??= import('./mcp-session.js').then(({ McpSessions }) => new McpSessions(options)));
@@ -63,6 +68,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
     reply.raw.setHeader('x-request-id', request.id);
     // Tool results may hold tokens (tokens.create): no cache keeps them.
     reply.raw.setHeader('cache-control', 'no-store');
+    if (shutdown.closing) return done(shuttingDown());
     done();
   });
   app.setErrorHandler(async (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
