@@ -67,6 +67,18 @@ t.test('exp and nbf are checked with the clock skew', async (t) => {
   t.equal((await client.verify(await idp.issueToken(user.id, { notBefore: 2 }))).email, 'a@example.com', 'not before within the skew is accepted');
 });
 
+t.test('a verified token is remembered until its expiry, never past it', async (t) => {
+  const { idp, client } = await setup(t, { clockSkewSeconds: 0 });
+  const user = idp.addUser({ emails: ['a@example.com'] });
+  const token = await idp.issueToken(user.id, { expiresIn: 2 });
+  const identity = await client.verify(token);
+  t.match(identity, { userId: user.id, email: 'a@example.com', sessionId: /^sess_/ });
+  t.same(await client.verify(token), identity, 'and again, from memory');
+  const { exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number };
+  await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+  await refused(t, client.verify(token), 'expired');
+});
+
 t.test('azp must be one of the authorized parties; a token without azp is refused', async (t) => {
   const { idp, client } = await setup(t, { authorizedParties: ['https://shop.example', 'http://localhost:3000/'] });
   const user = idp.addUser({ emails: ['a@example.com'] });

@@ -1,4 +1,5 @@
-// Verified platform JWTs, cached until they expire so an officer's requests skip the RSA check after the first.
+// Verified JWTs (ours, and the identity provider's members' tokens), cached until they expire so a caller's requests
+// skip the RSA check after the first.
 // Keyed by the token itself: equal keys are equal tokens, so no collision can hand one token another's claims, and
 // the key is hashed once per request instead of a SHA-256 over it (fast-jwt's default key). Only successful
 // verifications are cached; revocation is checked on every request after this, never cached here.

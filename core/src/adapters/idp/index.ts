@@ -2,6 +2,7 @@
 // RS256 session JWT against the provider's JWKS and resolves the user's primary email, which is the identity.
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type FetchImplementation, type JWTPayload, type RemoteJWKSet } from 'jose';
 import { IdpTokenInvalid, IdpUnavailable } from './errors.js';
+import { VerifiedTokenCache } from '../../auth/jwt-cache.js';
 
 export { IdpTokenInvalid, IdpUnavailable, type IdpTokenInvalidReason } from './errors.js';
 
@@ -43,6 +44,8 @@ export class IdpClient {
   private readonly timeoutMs: number;
   private readonly skew: number;
   private readonly keys: RemoteJWKSet | undefined;
+  /** Tokens that passed every check, until their `exp`: a member's next requests skip the RSA check (as officers' do). */
+  private readonly verified = new VerifiedTokenCache<JWTPayload>();
   private readonly emails = new Map<string, { email: string; expires: number }>();
   private readonly pendingEmails = new Map<string, Promise<string>>();
 
@@ -72,16 +75,19 @@ export class IdpClient {
   async verify(token: string): Promise<IdpIdentity> {
     const keys = this.requireKeys();
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) throw new IdpTokenInvalid('malformed');
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, keys, { algorithms: ['RS256'], clockTolerance: this.skew, requiredClaims: ['sub', 'exp'] }));
-    } catch (err) {
-      throw translate(err);
+    let payload = this.verified.get(token);
+    if (!payload) {
+      try {
+        ({ payload } = await jwtVerify(token, keys, { algorithms: ['RS256'], clockTolerance: this.skew, requiredClaims: ['sub', 'exp'] }));
+      } catch (err) {
+        throw translate(err);
+      }
+      if (typeof payload.sub !== 'string' || payload.sub === '') throw new IdpTokenInvalid('malformed');
+      // A token without azp could have been minted for any origin, so it is refused like a wrong one.
+      if (typeof payload.azp !== 'string' || !this.parties.has(stripSlash(payload.azp))) throw new IdpTokenInvalid('azp');
+      this.verified.set(token, payload);
     }
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw new IdpTokenInvalid('malformed');
-    // A token without azp could have been minted for any origin, so it is refused like a wrong one.
-    if (typeof payload.azp !== 'string' || !this.parties.has(stripSlash(payload.azp))) throw new IdpTokenInvalid('azp');
-    const email = await this.primaryEmail(payload.sub);
+    const email = await this.primaryEmail(payload.sub!);
     return typeof payload.sid === 'string' ? { userId: payload.sub, email, sessionId: payload.sid } : { userId: payload.sub, email };
   }
 
