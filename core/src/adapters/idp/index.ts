@@ -37,6 +37,9 @@ interface ClerkUser {
 
 const stripSlash = (s: string) => s.replace(/\/+$/, '');
 
+/** What a member's token says once every check passed (exp: required by the verification). */
+interface CheckedClaims { sub: string; sid?: string; exp: number }
+
 export class IdpClient {
   private readonly apiUrl: string;
   private readonly secretKey: string | undefined;
@@ -45,7 +48,7 @@ export class IdpClient {
   private readonly skew: number;
   private readonly keys: RemoteJWKSet | undefined;
   /** Tokens that passed every check, until their `exp`: a member's next requests skip the RSA check (as officers' do). */
-  private readonly verified = new VerifiedTokenCache<JWTPayload>();
+  private readonly verified = new VerifiedTokenCache<CheckedClaims>();
   private readonly emails = new Map<string, { email: string; expires: number }>();
   private readonly pendingEmails = new Map<string, Promise<string>>();
 
@@ -75,20 +78,25 @@ export class IdpClient {
   async verify(token: string): Promise<IdpIdentity> {
     const keys = this.requireKeys();
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) throw new IdpTokenInvalid('malformed');
-    let payload = this.verified.get(token);
-    if (!payload) {
-      try {
-        ({ payload } = await jwtVerify(token, keys, { algorithms: ['RS256'], clockTolerance: this.skew, requiredClaims: ['sub', 'exp'] }));
-      } catch (err) {
-        throw translate(err);
-      }
-      if (typeof payload.sub !== 'string' || payload.sub === '') throw new IdpTokenInvalid('malformed');
-      // A token without azp could have been minted for any origin, so it is refused like a wrong one.
-      if (typeof payload.azp !== 'string' || !this.parties.has(stripSlash(payload.azp))) throw new IdpTokenInvalid('azp');
-      this.verified.set(token, payload);
+    const claims = this.verified.get(token) ?? await this.check(token, keys);
+    const email = await this.primaryEmail(claims.sub);
+    return claims.sid !== undefined ? { userId: claims.sub, email, sessionId: claims.sid } : { userId: claims.sub, email };
+  }
+
+  /** Every check of a token not seen before; one that passes them all is remembered until its `exp`. */
+  private async check(token: string, keys: RemoteJWKSet): Promise<CheckedClaims> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, { algorithms: ['RS256'], clockTolerance: this.skew, requiredClaims: ['sub', 'exp'] }));
+    } catch (err) {
+      throw translate(err);
     }
-    const email = await this.primaryEmail(payload.sub!);
-    return typeof payload.sid === 'string' ? { userId: payload.sub, email, sessionId: payload.sid } : { userId: payload.sub, email };
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new IdpTokenInvalid('malformed');
+    // A token without azp could have been minted for any origin, so it is refused like a wrong one.
+    if (typeof payload.azp !== 'string' || !this.parties.has(stripSlash(payload.azp))) throw new IdpTokenInvalid('azp');
+    const claims: CheckedClaims = { sub: payload.sub, exp: payload.exp!, ...(typeof payload.sid === 'string' && { sid: payload.sid }) };
+    this.verified.set(token, claims);
+    return claims;
   }
 
   async primaryEmail(userId: string): Promise<string> {
