@@ -6,6 +6,7 @@
 // (ssh/, routes/connected.ts, routes/files.ts). Members of the server (members.ts), sessions and the job that starts
 // and stops pods around them (sessions.ts, schedule.ts), tools for agents (tools.ts), the officers' page (web/).
 import { defineModule, provide } from '@quad/core';
+import { LOST_POD_DELETED } from './lost-creates.js';
 import { testHostprov } from './pods.js';
 import { scheduleJob } from './schedule.js';
 import { podsTools } from './tools.js';
@@ -39,7 +40,7 @@ export default defineModule({
   // The org's provider for the hosting module (hostprov), which makes its apps' pods with it: provider/service.ts.
   provides: [provide(podProviderRef, podProviderService)],
   jobs: [scheduleJob],
-  events: ['podhost.pod_created', 'podhost.pod_started', 'podhost.pod_stopped', 'podhost.pod_restarted', 'podhost.pod_terminated'],
+  events: ['podhost.pod_created', 'podhost.pod_started', 'podhost.pod_stopped', 'podhost.pod_restarted', 'podhost.pod_terminated', LOST_POD_DELETED],
   migrations: new URL('./migrations/', import.meta.url),
   routes: new URL('./routes/', import.meta.url),
   pages: {
@@ -48,5 +49,5 @@ export default defineModule({
   },
   settings: PodsSettingsSchema,
   // Names the spec pins outside podhost_*: the tables compute_* (spec "Records") and the provider's URL setting.
-  claims: { tables: ['compute_pods', 'compute_keys', 'compute_connections', 'compute_sessions'], settings: CLAIMED_SETTINGS },
+  claims: { tables: ['compute_pods', 'compute_keys', 'compute_connections', 'compute_sessions', 'compute_lost_creates'], settings: CLAIMED_SETTINGS },
 });

@@ -3,9 +3,11 @@
 // (or was deleted after the schedule started the pod for it) and no other session of the pod is open. Pods without
 // due sessions are not looked at; orgs with the module off or without a provider key are skipped. Each pod is one
 // transaction holding its row's lock, so two runs at once act once: the second reads what the first recorded.
-// A provider failure for one pod raises the org a problem and the run goes on with the other pods.
+// A provider failure for one pod raises the org a problem and the run goes on with the other pods. Each run also
+// deletes the pods that creates the provider did not answer made all the same (lost-creates.ts).
 import { defineJob, Type, type CoreServices, type EntityManager } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
+import { deleteLostPods, type LostCreatesSummary } from './lost-creates.js';
 import { findPod, liveStatus, orgProvider, providerError } from './pods.js';
 import { ProviderFailed, ProviderRefused, type PodProvider } from './provider/types.js';
 import {
@@ -112,17 +114,20 @@ async function schedulableProvider(em: EntityManager, services: CoreServices, or
   }
 }
 
-export interface ScheduleSummary { pods: number; started: number; stopped: number; failed: number; pruned: number }
+export interface ScheduleSummary { pods: number; started: number; stopped: number; failed: number; pruned: number; lost: LostCreatesSummary }
 
-/** One run at `now`: every pod with a due session; then sessions long ended are pruned. */
+/** One run at `now`: every pod with a due session; then sessions long ended are pruned and lost creates' pods deleted. */
 export async function runSchedule(em: EntityManager, services: CoreServices, now: Date, log: FastifyBaseLogger): Promise<ScheduleSummary> {
   const due = await podsWithDueSessions(em, now, START_LEAD_MS);
-  const summary: ScheduleSummary = { pods: due.length, started: 0, stopped: 0, failed: 0, pruned: 0 };
+  const summary: ScheduleSummary = { pods: due.length, started: 0, stopped: 0, failed: 0, pruned: 0, lost: { deleted: 0, expired: 0, failed: 0 } };
   const unexpected: unknown[] = [];
   const providers = new Map<number, PodProvider | null>();
-  for (const { organization_id: orgId, pod_id: podId } of due) {
+  const providerOf = async (orgId: number) => {
     if (!providers.has(orgId)) providers.set(orgId, await schedulableProvider(em, services, orgId, log));
-    const provider = providers.get(orgId);
+    return providers.get(orgId) ?? null;
+  };
+  for (const { organization_id: orgId, pod_id: podId } of due) {
+    const provider = await providerOf(orgId);
     if (!provider) continue;
     try {
       const acted = await schedulePod(em.fork(), services, provider, orgId, podId, now);
@@ -145,6 +150,7 @@ export async function runSchedule(em: EntityManager, services: CoreServices, now
     }
   }
   summary.pruned = await pruneEndedSessions(em, now);
+  summary.lost = await deleteLostPods(em, services, now, log, providerOf);
   // The other pods were done; a bug in one still fails the run, so it reaches the error log.
   if (unexpected.length) throw unexpected[0];
   return summary;
@@ -160,6 +166,6 @@ export const scheduleJob = defineJob({
   maxAttempts: 1, // the next run is 5 minutes away and does what this one missed
   async handler({ em, services, payload, log }) {
     const summary = await runSchedule(em, services, payload.now ? new Date(payload.now) : new Date(), log);
-    if (summary.pods || summary.pruned) log.info(summary, 'podhost.schedule: done');
+    if (summary.pods || summary.pruned || Object.values(summary.lost).some(Boolean)) log.info(summary, 'podhost.schedule: done');
   },
 });

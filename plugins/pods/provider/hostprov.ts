@@ -6,6 +6,7 @@
 // provider defaults to SECURE), disk (container GB), mounts.persistent {size ≥ 10, path} (GPU pods only), env, ports.
 // Errors are RFC 9457 problem objects {title, status, detail, errors?}: 422 for a body against the schema, 400 for a
 // cross-field rule or no capacity, 404 for an unknown pod.
+// A create's id (PodSpec.createId) travels in the pod's env as PODHOST_CREATE_ID and is read back from a pod's `env`.
 // Not documented, so chosen here: the SSH endpoint is read from runtime.ports (the entry private 22/tcp: its ip and
 // public port), else from ssh.direct (host, port), and only while the pod is RUNNING; a 404 means "no such pod" only
 // when its body is a JSON problem object (anything else is a wrong URL, not a lost pod: see `failure`).
@@ -14,6 +15,8 @@ import {
   ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type PodUpdate, type ProviderPod, type SshEndpoint,
 } from './types.js';
 
+/** The environment variable that carries PodSpec.createId on the pod (the API has no field of ours to put it in). */
+export const CREATE_ID_ENV = 'PODHOST_CREATE_ID';
 /** The real base URL (HOSTPROV_API_URL's default); paths such as /pods go below it. */
 export const HOSTPROV_DEFAULT_URL = 'https://api.runpod.io/v2';
 /** Per request, answer body included: the default of PODHOST_PROVIDER_TIMEOUT_MS. */
@@ -68,7 +71,7 @@ function createBody(spec: PodSpec): Record<string, unknown> {
     ...(spec.cloudType ? { cloud: spec.cloudType } : {}),
     ...(spec.containerDiskGb !== undefined ? { disk: spec.containerDiskGb } : {}),
     ...(spec.volume ? { mounts: { persistent: { size: spec.volume.sizeGb, path: spec.volume.mountPath } } } : {}),
-    env: spec.env,
+    env: spec.createId ? { ...spec.env, [CREATE_ID_ENV]: spec.createId } : spec.env,
     ports: spec.ports,
   };
 }
@@ -195,6 +198,7 @@ function toProviderPod(raw: unknown): ProviderPod {
     cpu,
     ssh: status === 'RUNNING' ? sshEndpoint(raw) : null,
     costPerHour: typeof raw.cost === 'number' && Number.isFinite(raw.cost) ? raw.cost : null,
+    createId: isObject(raw.env) && typeof raw.env[CREATE_ID_ENV] === 'string' ? raw.env[CREATE_ID_ENV] : null,
   };
 }
 

@@ -17,6 +17,8 @@ export interface PodSpec {
   env: Record<string, string>;
   /** Exposed ports as `port/protocol`; 22/tcp is always among them (members connect over SSH). */
   ports: string[];
+  /** Names this create on the pod it makes (ProviderPod.createId), so a pod made for an unanswered create is found. */
+  createId?: string;
 }
 
 /** Where members and the service reach the pod's SSH server, once the provider has given it an address. */
@@ -35,6 +37,8 @@ export interface ProviderPod {
   ssh: SshEndpoint | null;
   /** Price per hour in US dollars, when the provider says. */
   costPerHour: number | null;
+  /** The create that made it (PodSpec.createId), when it was made with one. */
+  createId: string | null;
 }
 
 /** The fields PUT may change on the provider (the rest of a pod is fixed at creation). */

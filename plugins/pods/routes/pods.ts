@@ -2,14 +2,17 @@
 // create (on the org's own provider account, within podhost.pods), one pod, its access (is_public, allowed_users),
 // actions (start, stop, restart, terminate) and the org's default image. Each change is audited and raises a pod
 // event (notifications and outbound webhooks).
+import { randomUUID } from 'node:crypto';
 import { OrgParams, Type, type RoutesPlugin } from '@quad/core';
 import { podSpec } from '../create-body.js';
 import { podImageEnv } from '../image-contract.js';
 import { ensureOrgKeys } from '../keys.js';
+import { recordLostCreate } from '../lost-creates.js';
 import { orgPodImage } from '../org-settings.js';
 import {
   actionEvent, askProvider, findPod, insertPod, liveStatus, orgProvider, podView, podsWithStatus, providerAction, recordPodAction, requireProvider, updateAccess,
 } from '../pods.js';
+import { ProviderFailed } from '../provider/types.js';
 import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParams, ProviderErrors, officer } from '../schemas.js';
 import { MODULE, PODS_LIMIT, type PodsSettings } from '../settings.js';
 
@@ -40,10 +43,17 @@ export default (async (app) => {
     // The org's keys exist before its first pod asks for them (the pod trusts them from its first boot).
     const keys = await ensureOrgKeys(services, request.em, org.id);
     const access = { is_public: request.body.is_public ?? false, allowed_users: request.body.allowed_users ?? [] };
+    const createId = randomUUID();
+    // A pod that may exist with no record here (lost-creates.ts), remembered outside the create's transaction.
+    const lost = () => recordLostCreate(request.em.fork(), org.id, createId, spec.name);
     // The limit's lock is held while the provider makes the pod, so two creates cannot both take the last place.
     const row = await request.em.transactional(async (tx) => {
       await services.limits.reserve(tx, org.id, PODS_LIMIT);
-      const pod = await askProvider(() => provider.create({ ...spec, env: { ...spec.env, ...podImageEnv(keys) } }));
+      const pod = await askProvider(() => provider.create({ ...spec, createId, env: { ...spec.env, ...podImageEnv(keys) } }).catch(async (err: unknown) => {
+        // No answer it could read: the provider may make the pod all the same.
+        if (err instanceof ProviderFailed) await lost();
+        throw err;
+      }));
       try {
         const made = await insertPod(tx, org.id, pod, spec, access, request.caller?.actor ?? null);
         await request.audit(tx, 'podhost.pod_created', { pod_id: pod.id, name: spec.name, kind: spec.cpu ? 'cpu' : 'gpu' });
@@ -51,7 +61,10 @@ export default (async (app) => {
         return { made, pod };
       } catch (err) {
         // Nothing of it is kept here: do not leave a pod billing on the org's account.
-        await provider.delete(pod.id).catch((cleanup: unknown) => request.log.error({ err: cleanup, pod: pod.id }, 'podhost: a pod made for a failed create could not be deleted'));
+        await provider.delete(pod.id).catch(async (cleanup: unknown) => {
+          request.log.warn({ err: cleanup, pod: pod.id }, 'podhost: a pod made for a failed create could not be deleted now; podhost.schedule deletes it');
+          await lost();
+        });
         throw err;
       }
     });

@@ -5,7 +5,7 @@ import t from 'tap';
 import { bearer } from '@quad/core/testing';
 import { API_KEY, startPodsWorld } from './world.js';
 
-const w = await startPodsWorld(t, { connected: false, config: { PODHOST_POD_IMAGE: 'example/podhost:1', LIMIT_PODHOST_PODS: 3 } });
+const w = await startPodsWorld(t, { connected: false, config: { PODHOST_POD_IMAGE: 'example/podhost:1', LIMIT_PODHOST_PODS: 3, PODHOST_PROVIDER_TIMEOUT_MS: 2000 } });
 const { quad, org, fake, asOfficer: officer } = w;
 fake.publishSshAt({ host: '127.0.0.1', port: 2222 });
 const create = (body: Record<string, unknown>) => officer('POST', '/pods', body);
@@ -131,7 +131,7 @@ t.test('live status: GONE when the provider lost the pod, UNKNOWN when it cannot
   t.same((await officer('GET', '/pods')).json().pods, []);
 });
 
-t.test('the provider refuses (400 with its reason) or fails (424): nothing is kept', async (t) => {
+t.test('the provider refuses (400 with its reason) or fails (424): no pod is kept', async (t) => {
   fake.refuseNext(400, 'There are no longer any instances available with the requested specifications');
   const refused = await create(GPU);
   t.equal(refused.statusCode, 400);
@@ -143,6 +143,46 @@ t.test('the provider refuses (400 with its reason) or fails (424): nothing is ke
   t.notMatch(failed.body, new RegExp(API_KEY), 'no key in an answer');
   t.same((await officer('GET', '/pods')).json().pods, []);
   t.equal((await w.sql('select count(*)::int as n from compute_pods'))[0].n, 0);
+  t.same(await w.sql('select name from compute_lost_creates'), [{ name: 'acm-pod' }],
+    'the failed create is remembered (a 5xx may come after the provider made the pod); the refused one is not');
+  await w.sql('delete from compute_lost_creates');
+});
+
+t.test('a create the provider carries out after its deadline: 424, then the schedule deletes the pod it made', async (t) => {
+  const ours = fake.pods.map((p) => p.id);
+  // A pod on the account that Quad did not make: never touched.
+  const theirs = await (await fetch(`${fake.url}/pods`, {
+    method: 'POST', headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'their-own', image: 'their/image', gpu: { id: 'NVIDIA RTX A4000', count: 1 } }),
+  })).json() as { id: string };
+  fake.failNext('late');
+  const lost = await create({ ...GPU, name: 'late' });
+  t.equal(lost.statusCode, 424);
+  t.match(lost.json(), { reason: 'provider_failed', error: /did not answer within 2 s/ });
+  const made = fake.pods.find((p) => p.name === 'late')!;
+  t.match(made?.env, { PODHOST_CREATE_ID: /^[0-9a-f-]{36}$/ }, 'the provider made the pod all the same, named by its create');
+  t.notOk((await officer('GET', '/pods')).json().pods.some((p: { name: string }) => p.name === 'late'), 'with no record here');
+  t.same(await w.sql('select name from compute_lost_creates'), [{ name: 'late' }], 'the create is remembered');
+
+  const schedule = () => quad.runJob('podhost.schedule', {}, null);
+  fake.failNext(502);
+  await schedule();
+  t.ok(fake.pods.some((p) => p.id === made.id), 'a provider that cannot list its pods now: the pod waits for the next run');
+  t.equal((await w.sql('select count(*)::int as n from compute_lost_creates'))[0].n, 1);
+  await schedule();
+  t.notOk(fake.pods.some((p) => p.id === made.id), 'the next run deleted it');
+  t.same(await w.sql('select name from compute_lost_creates'), [], 'and forgot the create');
+  t.same(fake.pods.map((p) => p.id), [...ours, theirs.id], 'the org\'s pods and a pod Quad did not make are left alone');
+  t.same(await w.sql("select title, data from notifications where kind = 'podhost.lost_pod_deleted'"),
+    [{ title: 'Pod late deleted: the provider made it after its create had failed', data: { pod_id: made.id, name: 'late' } }]);
+  await fetch(`${fake.url}/pods/${theirs.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
+});
+
+t.test('a lost create whose pod never appears is forgotten after 24 hours', async (t) => {
+  await w.sql("insert into compute_lost_creates (organization_id, create_id, name, created_at) values (?, gen_random_uuid(), 'never', now() - interval '25 hours'), (?, gen_random_uuid(), 'recent', now() - interval '23 hours')", [org.id, org.id]);
+  await quad.runJob('podhost.schedule', {}, null);
+  t.same(await w.sql('select name from compute_lost_creates'), [{ name: 'recent' }], 'the one within the window is still looked for');
+  await w.sql('delete from compute_lost_creates');
 });
 
 t.test('podhost.pods: the fourth pod is 409 and the provider is not asked; two creates for the last place make one', async (t) => {

@@ -84,9 +84,19 @@ t.test('a GPU pod: the v2 create body on the wire, and the pod as the routes see
   t.equal(fake.requests[0].headers['content-type'], 'application/json');
   t.same(pod, {
     id: fake.pods[0].id, name: 'training', status: 'RUNNING', image: 'example/podhost:1',
-    gpu: { typeId: 'NVIDIA RTX A4000', count: 2 }, cpu: null, ssh: SSH, costPerHour: 2 * FAKE_HOSTPROV_GPU_HOURLY,
+    gpu: { typeId: 'NVIDIA RTX A4000', count: 2 }, cpu: null, ssh: SSH, costPerHour: 2 * FAKE_HOSTPROV_GPU_HOURLY, createId: null,
   });
   t.match(fake.pods[0], { cloud: 'COMMUNITY', disk: 40, mounts: { persistent: { size: 20, path: '/workspace' } } }, 'the provider holds what was asked');
+});
+
+t.test('a create\'s id travels in the pod\'s env and is read back from every answer', async (t) => {
+  const { fake, provider } = await start(t);
+  const createId = '5f0c2b8e-3d1a-4c5e-9b7a-2e4f6a8c0d1e';
+  const pod = await provider.create({ ...GPU_SPEC, createId });
+  t.same((fake.requests[0].body as { env: object }).env, { ...GPU_SPEC.env, PODHOST_CREATE_ID: createId });
+  t.equal(pod.createId, createId);
+  t.equal((await provider.get(pod.id))?.createId, createId);
+  t.same((await provider.list()).map((p) => p.createId), [createId]);
 });
 
 t.test('a CPU pod: flavor and vCPUs, no volume, the provider\'s defaults for what is unset', async (t) => {

@@ -78,8 +78,11 @@ export interface FakeHostprov {
   readonly requests: RecordedHostprovRequest[];
   /** The next request is answered `status` with `message` as the problem's detail (a 4xx: the provider refuses). */
   refuseNext(status: number, message: string): void;
-  /** The next `count` requests fail: answered `status` with a problem object, or never answered ('timeout'). */
-  failNext(failure: number | 'timeout', count?: number): void;
+  /**
+   * The next `count` requests fail: answered `status` with a problem object, never answered ('timeout'), or carried
+   * out but never answered ('late': the provider finishes after the client gave up).
+   */
+  failNext(failure: number | 'timeout' | 'late', count?: number): void;
   /** The next `count` requests are answered 200 with an HTML page (a proxy's, say), not JSON. */
   garbleNext(count?: number): void;
   /** The provider loses the pod: it answers 404 for it from now on (Quad's GONE). */
@@ -107,7 +110,7 @@ interface StoredPod {
   sshPort: number;
 }
 
-type Forced = { kind: 'refuse'; status: number; message: string } | { kind: 'fail'; status: number } | { kind: 'timeout' } | { kind: 'garble' };
+type Forced = { kind: 'refuse'; status: number; message: string } | { kind: 'fail'; status: number } | { kind: 'timeout' } | { kind: 'late' } | { kind: 'garble' };
 
 /** The actions each status allows (the docs' podAction table). */
 const ALLOWED_ACTIONS: Record<string, string[]> = {
@@ -346,6 +349,11 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
 
       const next = forced.shift();
       if (next?.kind === 'timeout') { held.push(res); return; }
+      if (next?.kind === 'late') {
+        try { route(method, path, body); } catch { /* what it did is in its state; the answer never leaves */ }
+        held.push(res);
+        return;
+      }
       if (next?.kind === 'garble') return send(200, '<html><body><h1>Service temporarily unavailable</h1></body></html>', 'text/html');
       if (next?.kind === 'refuse') return problem(new Problem(next.status, next.message));
       if (next?.kind === 'fail') return problem(new Problem(next.status, `fake failure ${next.status}`));
@@ -381,7 +389,7 @@ export async function startFakeHostprov(options: FakeHostprovOptions = {}): Prom
       forced.push({ kind: 'refuse', status, message });
     },
     failNext(failure, count = 1) {
-      for (let i = 0; i < count; i++) forced.push(failure === 'timeout' ? { kind: 'timeout' } : { kind: 'fail', status: failure });
+      for (let i = 0; i < count; i++) forced.push(typeof failure === 'number' ? { kind: 'fail', status: failure } : { kind: failure });
     },
     garbleNext(count = 1) {
       for (let i = 0; i < count; i++) forced.push({ kind: 'garble' });

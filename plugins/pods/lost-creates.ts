@@ -1,0 +1,93 @@
+// Lost creates (compute_lost_creates): a create the provider did not answer (a timeout, a failure, an unreadable
+// answer) may still make its pod, and a pod made for a create that failed afterwards may not delete. Either way the
+// officer was told the create failed, yet the pod would run and bill on the org's account with no record here. Each
+// create names itself on its pod (PodSpec.createId); such a create is remembered, and the job podhost.schedule
+// deletes the pod that carries its id, then forgets it (after 24 hours it gives up: the provider made nothing).
+import type { CoreServices, EntityManager } from '@quad/core';
+import type { FastifyBaseLogger } from 'fastify';
+import type { PodProvider } from './provider/types.js';
+
+/** How long a lost create is looked for at the provider. */
+export const LOST_CREATE_HOURS = 24;
+export const LOST_POD_DELETED = 'podhost.lost_pod_deleted';
+
+/** Remember a create whose pod may exist at the provider (its own statement: the create's transaction rolled back). */
+export async function recordLostCreate(em: EntityManager, orgId: number, createId: string, name: string): Promise<void> {
+  await em.execute('insert into compute_lost_creates (organization_id, create_id, name) values (?, ?, ?) on conflict (create_id) do nothing',
+    [orgId, createId, name]);
+}
+
+interface LostCreate { id: string; organization_id: number; create_id: string; name: string; expired: boolean }
+
+export interface LostCreatesSummary { deleted: number; expired: number; failed: number }
+
+/**
+ * Delete the pods that lost creates made, for every org that has some (`providerOf` gives the org's provider, or null
+ * when the module is off or the key cannot be read: its creates wait). A provider that cannot list or delete now is
+ * logged and asked again at the next run; a create not found after LOST_CREATE_HOURS is forgotten.
+ */
+export async function deleteLostPods(
+  em: EntityManager, services: CoreServices, now: Date, log: FastifyBaseLogger, providerOf: (orgId: number) => Promise<PodProvider | null>,
+): Promise<LostCreatesSummary> {
+  const summary: LostCreatesSummary = { deleted: 0, expired: 0, failed: 0 };
+  const rows = await em.execute<LostCreate[]>(
+    `select id, organization_id, create_id, name, created_at < ?::timestamptz - make_interval(hours => ?) as expired
+       from compute_lost_creates order by organization_id, id`, [now.toISOString(), LOST_CREATE_HOURS]);
+  const byOrg = new Map<number, LostCreate[]>();
+  for (const row of rows) byOrg.set(row.organization_id, [...(byOrg.get(row.organization_id) ?? []), row]);
+  for (const [orgId, lost] of byOrg) {
+    const provider = await providerOf(orgId);
+    if (!provider) {
+      summary.failed += lost.length; // looked for once the org's module and key are back
+      continue;
+    }
+    const looked = await deleteOrgLostPods(em, services, provider, orgId, lost, log);
+    summary.deleted += looked.filter((l) => l.outcome === 'deleted').length;
+    summary.failed += looked.filter((l) => l.outcome === 'failed').length;
+    // Not at the provider after the whole window: it did not make the pod.
+    const expired = looked.filter((l) => l.outcome === 'absent' && l.row.expired).map((l) => l.row);
+    if (expired.length) {
+      await em.execute('delete from compute_lost_creates where id = any(string_to_array(?, \',\')::bigint[])', [expired.map((r) => r.id).join(',')]);
+      log.warn({ org: orgId, creates: expired.map((r) => r.create_id) }, `podhost.schedule: ${expired.length} lost create(s) looked for ${LOST_CREATE_HOURS} h without a pod: forgotten`);
+      summary.expired += expired.length;
+    }
+  }
+  return summary;
+}
+
+type Looked = { row: LostCreate; outcome: 'deleted' | 'absent' | 'failed' };
+
+async function deleteOrgLostPods(em: EntityManager, services: CoreServices, provider: PodProvider, orgId: number, lost: LostCreate[], log: FastifyBaseLogger): Promise<Looked[]> {
+  let pods;
+  try {
+    pods = await provider.list();
+  } catch (err) {
+    log.warn({ err, org: orgId }, 'podhost.schedule: the provider cannot list the org\'s pods; lost creates are looked for at the next run');
+    return lost.map((row) => ({ row, outcome: 'failed' as const }));
+  }
+  const looked: Looked[] = [];
+  for (const row of lost) {
+    const pod = pods.find((p) => p.createId === row.create_id);
+    if (!pod) {
+      looked.push({ row, outcome: 'absent' });
+      continue;
+    }
+    try {
+      await provider.delete(pod.id);
+    } catch (err) {
+      log.warn({ err, org: orgId, pod: pod.id }, 'podhost.schedule: a pod made by a lost create could not be deleted; tried again at the next run');
+      looked.push({ row, outcome: 'failed' });
+      continue;
+    }
+    await em.transactional(async (tx) => {
+      await tx.execute('delete from compute_lost_creates where id = ?', [row.id]);
+      await services.emit(tx, {
+        orgId, kind: LOST_POD_DELETED, title: `Pod ${row.name} deleted: the provider made it after its create had failed`,
+        data: { pod_id: pod.id, name: row.name },
+      });
+    });
+    log.info({ org: orgId, pod: pod.id, name: row.name }, 'podhost.schedule: deleted a pod made by a lost create');
+    looked.push({ row, outcome: 'deleted' });
+  }
+  return looked;
+}
