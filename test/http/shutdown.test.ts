@@ -33,7 +33,7 @@ const hold = defineModule({
 
 interface Answer { status: number; headers: Record<string, string>; body: string }
 
-/** Every answer on `socket` until the server closes it, parsed (content-length or chunked bodies). */
+/** Every answer on `socket` until the server closes it, parsed. */
 async function answersUntilClosed(socket: Socket): Promise<Answer[]> {
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -45,19 +45,11 @@ async function answersUntilClosed(socket: Socket): Promise<Answer[]> {
     const [statusLine, ...lines] = rest.slice(0, headEnd).split('\r\n');
     const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
     rest = rest.slice(headEnd + 4);
-    let body = '';
-    if (headers['transfer-encoding'] === 'chunked') {
-      for (let size = parseInt(rest, 16); ; size = parseInt(rest, 16)) {
-        const dataStart = rest.indexOf('\r\n') + 2;
-        body += rest.slice(dataStart, dataStart + size);
-        rest = rest.slice(dataStart + size + 2);
-        if (size === 0) break;
-      }
-    } else {
-      const length = Number(headers['content-length'] ?? 0);
-      body = rest.slice(0, length);
-      rest = rest.slice(length);
-    }
+    // Both ports answer with a content-length (a streamed answer would need a chunked reader here).
+    if (headers['content-length'] === undefined) throw new Error(`an answer without content-length: ${statusLine}`);
+    const length = Number(headers['content-length']);
+    const body = rest.slice(0, length);
+    rest = rest.slice(length);
     answers.push({ status: Number(statusLine.split(' ')[1]), headers, body });
   }
   return answers;
