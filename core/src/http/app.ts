@@ -146,7 +146,8 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
 
   // The core's request hook, after CORS (so refusals carry its headers, and the dashboard can read them): the
   // API's security headers, every answer's (errors and 404s too; a route may still override one), the refusal while
-  // the server closes, then the route's auth policy. A callback hook whose steps are synchronous when their answers are cached: no promise per request.
+  // the server closes, then the route's auth policy. A callback hook whose steps are synchronous when their answers
+  // are cached: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(API_HEADERS);
     reply.header('x-request-id', request.id);

@@ -16,7 +16,7 @@ import {
 } from './types.js';
 
 /** The environment variable that carries PodSpec.createId on the pod (the API has no field of ours to put it in). */
-export const CREATE_ID_ENV = 'PODHOST_CREATE_ID';
+const CREATE_ID_ENV = 'PODHOST_CREATE_ID';
 /** The real base URL (HOSTPROV_API_URL's default); paths such as /pods go below it. */
 export const HOSTPROV_DEFAULT_URL = 'https://api.runpod.io/v2';
 /** Per request, answer body included: the default of PODHOST_PROVIDER_TIMEOUT_MS. */
