@@ -19,7 +19,9 @@ export async function recordLostCreate(em: EntityManager, orgId: number, createI
 
 interface LostCreate { id: string; organization_id: number; create_id: string; name: string; expired: boolean }
 
-export interface LostCreatesSummary { deleted: number; expired: number; failed: number }
+/** Pods deleted; creates forgotten after the window; creates the provider could not be asked about now; creates
+ * waiting for their org's module or key. */
+export interface LostCreatesSummary { deleted: number; expired: number; failed: number; waiting: number }
 
 /**
  * Delete the pods that lost creates made, for every org that has some (`providerOf` gives the org's provider, or null
@@ -29,7 +31,7 @@ export interface LostCreatesSummary { deleted: number; expired: number; failed: 
 export async function deleteLostPods(
   em: EntityManager, services: CoreServices, now: Date, log: FastifyBaseLogger, providerOf: (orgId: number) => Promise<PodProvider | null>,
 ): Promise<LostCreatesSummary> {
-  const summary: LostCreatesSummary = { deleted: 0, expired: 0, failed: 0 };
+  const summary: LostCreatesSummary = { deleted: 0, expired: 0, failed: 0, waiting: 0 };
   const rows = await em.execute<LostCreate[]>(
     `select id, organization_id, create_id, name, created_at < ?::timestamptz - make_interval(hours => ?) as expired
        from compute_lost_creates order by organization_id, id`, [now.toISOString(), LOST_CREATE_HOURS]);
@@ -38,7 +40,7 @@ export async function deleteLostPods(
   for (const [orgId, lost] of byOrg) {
     const provider = await providerOf(orgId);
     if (!provider) {
-      summary.failed += lost.length; // looked for once the org's module and key are back
+      summary.waiting += lost.length; // looked for once the org's module and key are back
       continue;
     }
     const looked = await deleteOrgLostPods(em, services, provider, orgId, lost, log);

@@ -119,7 +119,7 @@ export interface ScheduleSummary { pods: number; started: number; stopped: numbe
 /** One run at `now`: every pod with a due session; then sessions long ended are pruned and lost creates' pods deleted. */
 export async function runSchedule(em: EntityManager, services: CoreServices, now: Date, log: FastifyBaseLogger): Promise<ScheduleSummary> {
   const due = await podsWithDueSessions(em, now, START_LEAD_MS);
-  const summary: ScheduleSummary = { pods: due.length, started: 0, stopped: 0, failed: 0, pruned: 0, lost: { deleted: 0, expired: 0, failed: 0 } };
+  const summary: ScheduleSummary = { pods: due.length, started: 0, stopped: 0, failed: 0, pruned: 0, lost: { deleted: 0, expired: 0, failed: 0, waiting: 0 } };
   const unexpected: unknown[] = [];
   const providers = new Map<number, PodProvider | null>();
   const providerOf = async (orgId: number) => {
