@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { startStoreWorld } from '../../plugins/store/test/world.js';
-import { forkServer, serveTargets } from './harness.js';
+import { serveTargets, withServer } from './harness.js';
 
 const SIZES = [1_000, 100_000];
 
@@ -75,12 +75,7 @@ if (process.argv.includes('--serve')) {
 } else {
   const { values } = parseArgs({ options: { requests: { type: 'string', default: '200' } } });
   const requests = Number(values.requests);
-  const child = forkServer(new URL(import.meta.url).pathname);
-  const s = await new Promise<Served>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Served));
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  try {
+  await withServer<Served, void>(new URL(import.meta.url).pathname, async (s) => {
     const officer = { authorization: `Bearer ${s.officer}` };
     const paths: [string, () => Promise<Response>][] = [
       ['orders list (officer, first page of 100)', () => fetch(`${s.api}/api/storefront/acm/orders`, { headers: officer })],
@@ -103,8 +98,5 @@ if (process.argv.includes('--serve')) {
       const [small, big] = [columns[0]![i]!, columns[1]![i]!];
       console.log(`${label.padEnd(44)}${small.toFixed(2).padStart(14)}${big.toFixed(2).padStart(14)}${(big / small).toFixed(2).padStart(10)}${big / small > 1.5 ? '  (over 1.5)' : ''}`);
     });
-  } finally {
-    child.send('stop');
-    await new Promise((r) => child.once('exit', r));
-  }
+  });
 }

@@ -105,16 +105,12 @@ export async function measureTargets<T>(script: string, pick: (served: T) => Tar
 }
 
 /**
- * The benchmark's server process: `script --serve`, run the way this process runs (plain node on the compiled tree
- * under `npm run bench:*`, as production runs compiled code; tsx when a benchmark is started from its source).
+ * Fork `script --serve` (with `args`), run `run` on what it serves, then stop it. The server runs the way this process
+ * runs (plain node on the compiled tree under `npm run bench:*`, as production runs compiled code; tsx when a
+ * benchmark is started from its source), with `nodeOptions` added.
  */
-export function forkServer(script: string, args: string[] = [], nodeOptions: string[] = []) {
-  return fork(script, ['--serve', ...args], { execArgv: [...process.execArgv, ...nodeOptions] });
-}
-
-/** Fork `script --serve` (with `args`), run `run` on what it serves, then stop it. */
-export async function withServer<T, R>(script: string, run: (served: T) => Promise<R>, args: string[] = []): Promise<R> {
-  const child = forkServer(script, args);
+export async function withServer<T, R>(script: string, run: (served: T) => Promise<R>, args: string[] = [], nodeOptions: string[] = []): Promise<R> {
+  const child = fork(script, ['--serve', ...args], { execArgv: [...process.execArgv, ...nodeOptions] });
   const served = await new Promise<T>((resolve, reject) => {
     child.once('message', (m) => resolve(m as T));
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

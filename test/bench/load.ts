@@ -34,7 +34,7 @@
 // Run: npm run bench:load [-- --duration 300 --baseline 5]   (--duration 20 is a quick smoke run; setup ~20 s)
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { forkServer, serveTargets } from './harness.js';
+import { serveTargets, withServer } from './harness.js';
 import { floors, kinds, type Kind } from './load-mix.js';
 import { ORGS, SHOPPERS_PER_ORG, serveLoadWorld, type Checkouts, type ProcessStats, type Served } from './load-world.js';
 
@@ -163,17 +163,7 @@ if (process.argv.includes('--serve')) {
   await serveTargets(serveLoadWorld);
 } else {
   const { values } = parseArgs({ options: { duration: { type: 'string', default: '300' }, baseline: { type: 'string', default: '5' } } });
-  const child = forkServer(new URL(import.meta.url).pathname, [], ['--expose-gc']);
-  const served = await new Promise<Served>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as Served));
-    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  let ok = false;
-  try {
-    ok = await measure(served, Number(values.duration), Number(values.baseline));
-  } finally {
-    child.send('stop');
-    await new Promise((r) => child.once('exit', r));
-  }
+  const ok = await withServer<Served, boolean>(new URL(import.meta.url).pathname,
+    (served) => measure(served, Number(values.duration), Number(values.baseline)), [], ['--expose-gc']);
   process.exitCode = ok ? 0 : 1;
 }
