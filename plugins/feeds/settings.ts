@@ -13,7 +13,7 @@ export type FeedsSettings = Static<typeof FeedsSettings> & Record<string, string
 
 export const settingsOf = (services: CoreServices) => services.moduleSettings<FeedsSettings>('feeds');
 
-const withoutSlash = (url: string) => url.replace(/\/+$/, '');
+const withoutSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
 /** Each listing's base URL from the settings. */
 export function listingUrls(settings: FeedsSettings): Record<HackathonSourceId, string> {

@@ -21,5 +21,5 @@ export function proxyUrl(settings: HostingSettings, podId: string, port: number)
   return settings.HOSTPROV_PROXY_URL
     .replaceAll('{pod_id}', encodeURIComponent(podId))
     .replaceAll('{port}', String(port))
-    .replace(/\/+$/, '');
+    .replace(/(?<!\/)\/+$/, '');
 }

@@ -86,7 +86,7 @@ export function isGatewayUrl(url: string, gatewayUrl: string | null | undefined)
   try {
     const u = new URL(url);
     const g = new URL(gatewayUrl);
-    const base = g.pathname.replace(/\/+$/, '');
+    const base = g.pathname.replace(/(?<!\/)\/+$/, '');
     return u.origin === g.origin && (u.pathname === base || u.pathname.startsWith(`${base}/`));
   } catch {
     return false;
@@ -162,7 +162,7 @@ class HttpEmbedder implements Embedder {
 
   constructor(private readonly options: EmbedderOptions) {
     this.model = options.model;
-    this.endpoint = `${options.url.replace(/\/+$/, '')}/embeddings`;
+    this.endpoint = `${options.url.replace(/(?<!\/)\/+$/, '')}/embeddings`;
     // Named in messages by host only: a URL may carry credentials in its user info or query.
     let host = 'its URL';
     try { host = new URL(this.endpoint).host; } catch { /* reported by the first call */ }

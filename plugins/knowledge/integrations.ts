@@ -58,7 +58,7 @@ export async function testRender({ values }: IntegrationContext): Promise<string
   if (key) headers.authorization = `Bearer ${key}`;
   let res;
   try {
-    res = await safeFetch(`${base.replace(/\/+$/, '')}/content`, {
+    res = await safeFetch(`${base.replace(/(?<!\/)\/+$/, '')}/content`, {
       method: 'POST', headers, body: JSON.stringify({ url: RENDER_TEST_PAGE }), timeoutMs: TEST_TIMEOUT_MS, maxRedirects: 0, maxBytes: 2 * 1024 * 1024,
     });
   } catch (err) {

@@ -40,7 +40,7 @@ export class LeetCodeClient {
   private readonly base: string;
 
   constructor(private readonly settings: LeetCodeSettings) {
-    this.base = settings.LEETCODE_API_URL.replace(/\/+$/, '');
+    this.base = settings.LEETCODE_API_URL.replace(/(?<!\/)\/+$/, '');
   }
 
   /** `data` of a GraphQL answer; LeetCodeUnavailable for anything else. */

@@ -14,7 +14,7 @@ const CONCURRENCY = 4;
 
 /** DISCORD_API_URL (`https://discord.com/api/v10`) as the library's base and version. */
 export function restBase(apiUrl: string): { api: string; version: string } {
-  const url = apiUrl.replace(/\/+$/, '');
+  const url = apiUrl.replace(/(?<!\/)\/+$/, '');
   const m = /^(.*)\/v(\d+)$/.exec(url);
   return m ? { api: m[1]!, version: m[2]! } : { api: url, version: '10' };
 }

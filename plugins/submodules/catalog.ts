@@ -109,7 +109,7 @@ function baseOverrides(entries: string[], contents: Map<string, SubmoduleContent
   return out;
 }
 
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
+const trimSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
 function resolveSubmodule(spec: string, c: SubmoduleContent, overrides: Record<string, string>): Submodule {
   const bases = Object.fromEntries(Object.entries(c.bases ?? {}).map(([name, b]) => [name, trimSlash(overrides[name] ?? b.url)]));

@@ -22,7 +22,7 @@ export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url
  * service serves, at the origin of REDIRECT_URI (the service's public address). Null when neither is set.
  */
 export function dashboardUrl(settings: Pick<Settings, 'DASHBOARD_URL' | 'REDIRECT_URI'>): string | null {
-  if (settings.DASHBOARD_URL) return settings.DASHBOARD_URL.replace(/\/+$/, '');
+  if (settings.DASHBOARD_URL) return settings.DASHBOARD_URL.replace(/(?<!\/)\/+$/, '');
   return settings.REDIRECT_URI ? new URL('/dashboard', settings.REDIRECT_URI).href : null;
 }
 

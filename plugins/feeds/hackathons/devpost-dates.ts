@@ -27,7 +27,8 @@ function calendarDay(year: number, month: number, day: number): Date | null {
 }
 
 export function parseDevpostPeriod(period: string): { starts: Date; ends: Date | null } | null {
-  const sides = period.split(/\s+[-–]\s+/);
+  // `(?<!\s)`: a dash's spaces are tried from the first only, not again from each (quadratic on a long run).
+  const sides = period.split(/(?<!\s)\s+[-–]\s+/);
   if (sides.length > 2) return null;
   const first = readSide(sides[0]);
   const last = sides[1] === undefined ? null : readSide(sides[1]);

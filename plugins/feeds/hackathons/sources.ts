@@ -36,7 +36,7 @@ export function createHackathonFetchers(options: {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HACKATHON_TIMEOUT_MS;
   const fetchers: HackathonFetchers = {};
   for (const id of HACKATHON_SOURCE_IDS) {
-    const context = { fetch: options.fetch, baseUrl: options.urls[id].replace(/\/+$/, ''), timeoutMs };
+    const context = { fetch: options.fetch, baseUrl: options.urls[id].replace(/(?<!\/)\/+$/, ''), timeoutMs };
     fetchers[id] = () => HACKATHON_SOURCES[id].read(context);
   }
   return fetchers;

@@ -1,6 +1,6 @@
 // What a table cell says once its Markdown and HTML are taken away: plain text, the links it holds, and the list of
 // locations. The job lists write cells on one line with a small, known set of markup (bold, links, images, <a>,
-// <strong>, <br>, <details>), so a few regular expressions do; no HTML parser is needed.
+// <strong>, <br>, <details>), so a few regular expressions and string scans do; no HTML parser is needed.
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
@@ -16,26 +16,93 @@ export function decodeEntities(text: string): string {
 
 const LINE_BREAK = /<\/?br\s*\/?>/gi;
 
+/**
+ * `text` with each Markdown link `open` label `](` url `)` replaced by its label (`keepLabel`) or by nothing: what
+ * `/\[([^\]]*)\]\([^)]*\)/g` replaces with `$1` (open `[`) and `/!\[…/g` with `''` (open `![`), in one pass. The
+ * patterns read on to the next `]` from every opening bracket, so a cell of brackets with no `](…)` cost a quadratic
+ * scan; here an opening that fails rules out every opening before the `]` it reached.
+ */
+function replaceLinks(text: string, open: '[' | '![', keepLabel: boolean): string {
+  let out = '';
+  let copied = 0;
+  let from = 0;
+  for (;;) {
+    const start = text.indexOf(open, from);
+    if (start === -1) break;
+    const close = text.indexOf(']', start + open.length);
+    if (close === -1) break; // no later opening has a `]` after it either
+    if (text[close + 1] !== '(') {
+      from = close + 1; // every opening before `close` reaches this same `]`
+      continue;
+    }
+    const end = text.indexOf(')', close + 2);
+    if (end === -1) break; // nor a `)` after its `](`
+    out += text.slice(copied, start) + (keepLabel ? text.slice(start + open.length, close) : '');
+    copied = from = end + 1;
+  }
+  return out + text.slice(copied);
+}
+
+/** `text` without its `<…>` tags: what `/<[^>]*>/g` removes, without rescanning the rest from every unclosed `<`. */
+function withoutTags(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (;;) {
+    const start = text.indexOf('<', copied);
+    if (start === -1) break;
+    const end = text.indexOf('>', start + 1);
+    if (end === -1) break;
+    out += text.slice(copied, start);
+    copied = end + 1;
+  }
+  return out + text.slice(copied);
+}
+
 /** Cell text without markup, whitespace collapsed; `<br>` becomes a space. */
 export function plainText(cell: string): string {
-  const text = cell
-    .replace(LINE_BREAK, ' ')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '') // images say "Apply"/"Simplify", not content
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]*>/g, '')
-    .replace(/(\*\*|__|`)/g, '');
+  // Images say "Apply"/"Simplify", not content.
+  const images = replaceLinks(cell.replace(LINE_BREAK, ' '), '![', false);
+  const text = withoutTags(replaceLinks(images, '[', true)).replace(/(\*\*|__|`)/g, '');
   return decodeEntities(text).replace(/\s+/g, ' ').trim();
 }
 
 /** Every http(s) link of a cell, HTML `href` or Markdown `(url)`, in the order they appear. */
 export function cellLinks(cell: string): string[] {
-  const found: { at: number; url: string }[] = [];
-  for (const m of cell.matchAll(/<a\s[^>]*?href\s*=\s*(["'])(.*?)\1/gi)) found.push({ at: m.index, url: decodeEntities(m[2]) });
-  for (const m of cell.matchAll(/\]\(\s*<?(https?:\/\/[^)\s>]+)>?\s*\)/gi)) found.push({ at: m.index, url: m[1] });
+  const found = [...anchorHrefs(cell), ...markdownUrls(cell)];
   return found
     .sort((a, b) => a.at - b.at)
     .map((f) => f.url.trim())
     .filter((url) => /^https?:\/\//i.test(url));
+}
+
+interface FoundLink { at: number; url: string }
+
+/**
+ * The `href` of each `<a …>` tag, read inside the tag only (up to its `>`): a scan rather than
+ * `/<a\s[^>]*?href…/`, which reads on to the end of the cell from every unclosed `<a ` (quadratic).
+ */
+function anchorHrefs(cell: string): FoundLink[] {
+  const found: FoundLink[] = [];
+  const lower = cell.toLowerCase();
+  for (let at = lower.indexOf('<a'); at !== -1; at = lower.indexOf('<a', at + 2)) {
+    if (!/\s/.test(cell[at + 2] ?? '')) continue;
+    const end = cell.indexOf('>', at + 3);
+    if (end === -1) break; // no later tag is closed either
+    const href = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(cell.slice(at + 3, end));
+    if (href) found.push({ at, url: decodeEntities(href[1] ?? href[2]) });
+    at = end - 1;
+  }
+  return found;
+}
+
+/**
+ * The URL of each Markdown link `](url)` or `](<url>)`. The URL stops at the first `)`, space, `>` or `]`, so a
+ * match from one `](` never reads past the next `]`: linear over a cell of repeated unclosed links.
+ */
+function markdownUrls(cell: string): FoundLink[] {
+  const found: FoundLink[] = [];
+  for (const m of cell.matchAll(/\]\(\s*<?(https?:\/\/[^)\s>\]]+)>?\s*\)/gi)) found.push({ at: m.index, url: m[1] });
+  return found;
 }
 
 /**
@@ -44,10 +111,25 @@ export function cellLinks(cell: string): string[] {
  * sit inside one location ("Austin, TX").
  */
 export function cellLocations(cell: string): string[] {
-  const details = /<details[^>]*>[\s\S]*?<\/summary>([\s\S]*?)(?:<\/details>|$)/i.exec(cell);
-  const list = details ? details[1] : cell;
+  const list = detailsList(cell) ?? cell;
   return list
     .split(/<\/?br\s*\/?>|;/i)
     .map(plainText)
     .filter((location) => location !== '');
+}
+
+/**
+ * What follows the `</summary>` of the cell's first `<details>`, up to its `</details>` (or the end); null when the
+ * cell has no such list. Found with index scans: a pattern read on to the end of the cell from every `<details`.
+ */
+function detailsList(cell: string): string | null {
+  const lower = cell.toLowerCase();
+  const open = lower.indexOf('<details');
+  if (open === -1) return null;
+  const openEnd = lower.indexOf('>', open);
+  const summaryEnd = openEnd === -1 ? -1 : lower.indexOf('</summary>', openEnd);
+  if (summaryEnd === -1) return null;
+  const from = summaryEnd + '</summary>'.length;
+  const close = lower.indexOf('</details>', from);
+  return cell.slice(from, close === -1 ? cell.length : close);
 }

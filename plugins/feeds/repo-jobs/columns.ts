@@ -16,7 +16,9 @@ export type ColumnIndex = Record<Column, number>;
 
 /** The index of each column, or null when the header lacks one of them (another table of the README). */
 export function findColumns(headerNames: string[]): ColumnIndex | null {
-  const names = headerNames.map((name) => name.toLowerCase().replace(/\s+/g, ' ').replace(/\s*\/\s*/g, '/').trim());
+  // Once collapsed, whitespace is single spaces, so ` ?\/ ?` takes all of it around a slash; `\s*\/` would too, but
+  // the ReDoS check cannot know the runs are short and flags it (quadratic on a long run of spaces).
+  const names = headerNames.map((name) => name.toLowerCase().replace(/\s+/g, ' ').replace(/ ?\/ ?/g, '/').trim());
   const index = {} as ColumnIndex;
   for (const column of Object.keys(HEADER_NAMES) as Column[]) {
     const at = names.findIndex((name) => HEADER_NAMES[column].includes(name));

@@ -13,7 +13,9 @@ export interface MarkdownTable {
   rows: TableRow[];
 }
 
-const DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+// Tested on the trimmed line: outer `\s*` next to `\|?\s*` could share a long blank line's spaces every way, and
+// each way was tried (quadratic).
+const DELIMITER = /^\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?$/;
 
 /** The cells of one table line: outer pipes dropped, `\|` kept as a literal pipe inside a cell. */
 export function splitCells(line: string): string[] {
@@ -27,7 +29,7 @@ export function findTables(markdown: string): MarkdownTable[] {
   const lines = markdown.split(/\r?\n/);
   const tables: MarkdownTable[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
-    if (!lines[i].includes('|') || !DELIMITER.test(lines[i + 1])) continue;
+    if (!lines[i].includes('|') || !DELIMITER.test(lines[i + 1].trim())) continue;
     const header = splitCells(lines[i]);
     // As in GFM, the delimiter has one cell per header cell; otherwise `text | more` over a `---` rule is no table.
     if (splitCells(lines[i + 1]).length !== header.length) continue;

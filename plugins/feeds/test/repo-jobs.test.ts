@@ -171,3 +171,20 @@ t.test('item keys', async (t) => {
   t.equal(new Set(jobs.map((job) => job.key)).size, jobs.length, 'keys are unique in one parse');
   t.equal(find(jobs, 'Stripe', 'Software Engineer, New Grad').key, jobItemKey(find(jobs, 'Stripe', 'Software Engineer, New Grad')));
 });
+
+// Cells made to make a backtracking pattern rescan the rest of the cell from every opening: a README of such rows
+// reads in linear time. A generous bound: the old patterns took over a second on each cell of this size (100 KB; a
+// README may be 5 MB).
+t.test('hostile cells read in linear time', async (t) => {
+  const row = (link: string, location: string) => `| Acme | Engineer | ${location} | ${link} | Jan 02 |`;
+  const hostile = [
+    row('<a '.repeat(35_000), 'NYC'),
+    row(`[x${'](http://x'.repeat(10_000)}`, 'NYC'),
+    row('<a href="https://acme.example/apply">Apply</a>', '<details'.repeat(12_500)),
+  ];
+  const readme = `| Company | Role | Location | Application/Link | Date Posted |\n|---|---|---|---|---|\n${hostile.join('\n')}\n`;
+  const started = performance.now();
+  const { jobs } = parseJobTable(readme, { now: NOW, maxAgeDays: 0, skipClosed: false });
+  t.ok(performance.now() - started < 500, `read in ${Math.round(performance.now() - started)} ms`);
+  t.same(jobs.map((job) => job.link), ['https://acme.example/apply'], 'only the row with a real link is a job');
+});

@@ -73,7 +73,7 @@ async function getPage(url: URL, userAgent: string): Promise<FetchedPage> {
 async function renderPage(url: URL, render: RenderService): Promise<FetchedPage> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/html' };
   if (render.apiKey) headers.authorization = `Bearer ${render.apiKey}`;
-  const endpoint = `${render.url.replace(/\/+$/, '')}/content`;
+  const endpoint = `${render.url.replace(/(?<!\/)\/+$/, '')}/content`;
   const res = await checked(() => safeFetch(endpoint, {
     method: 'POST', headers, body: JSON.stringify({ url: url.href }), maxBytes: PAGE_MAX_BYTES, timeoutMs: RENDER_TIMEOUT_MS,
     maxRedirects: 0, trusted: render.trusted,

@@ -15,7 +15,7 @@ export function podPath(input: string, field = 'path'): string {
   if (!input.startsWith('/')) throw badRequest(`${field}: the path must be absolute (start with /)`, 'bad_path', { field });
   if (input.length > PATH_MAX_CHARS) throw badRequest(`${field}: at most ${PATH_MAX_CHARS} characters`, 'bad_path', { field });
   const normal = posix.normalize(input);
-  return normal.length > 1 ? normal.replace(/\/+$/, '') : normal;
+  return normal.length > 1 ? normal.replace(/(?<!\/)\/+$/, '') : normal;
 }
 
 /** Whether a normalised path is one of the folders the pod needs. */

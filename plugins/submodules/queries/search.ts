@@ -27,7 +27,7 @@ export async function searchServiceFor(services: CoreServices, em: EntityManager
 }
 
 export function searchRequestUrl(service: SearchService, words: string): URL {
-  const url = new URL(`${service.url.replace(/\/+$/, '')}/search`);
+  const url = new URL(`${service.url.replace(/(?<!\/)\/+$/, '')}/search`);
   url.searchParams.set('q', words);
   url.searchParams.set('format', 'json');
   url.searchParams.set('engines', service.engines);

@@ -48,7 +48,7 @@ export class DiscordClient {
   private readonly webhookRests = new Map<string, DiscordRest>();
 
   constructor(private readonly settings: DiscordSettings) {
-    this.apiUrl = settings.apiUrl.replace(/\/+$/, '');
+    this.apiUrl = settings.apiUrl.replace(/(?<!\/)\/+$/, '');
     this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.membersPage = clampInt(settings.pageSize ?? MEMBERS_PAGE_MAX, 1, MEMBERS_PAGE_MAX);
     this.guildsPage = clampInt(settings.pageSize ?? GUILDS_PAGE_MAX, 1, GUILDS_PAGE_MAX);

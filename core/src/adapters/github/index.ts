@@ -42,7 +42,7 @@ export class GitHubClient {
   private readonly timeoutMs: number;
 
   constructor(settings: GitHubSettings) {
-    this.apiUrl = settings.apiUrl.replace(/\/+$/, '');
+    this.apiUrl = settings.apiUrl.replace(/(?<!\/)\/+$/, '');
     this.timeoutMs = settings.timeoutMs ?? 5000;
   }
 

@@ -35,7 +35,7 @@ interface ClerkUser {
   email_addresses?: unknown;
 }
 
-const stripSlash = (s: string) => s.replace(/\/+$/, '');
+const stripSlash = (s: string) => s.replace(/(?<!\/)\/+$/, '');
 
 /** What a member's token says once every check passed (exp: required by the verification). */
 interface CheckedClaims { sub: string; sid?: string; exp: number }

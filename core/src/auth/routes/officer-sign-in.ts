@@ -35,7 +35,7 @@ export function signAccessToken(app: FastifyInstance, user: { chatUserId: string
 function clientBase(app: FastifyInstance, client: string | undefined): string {
   const base = client === 'dashboard' ? dashboardUrl(app.quad.settings) : app.quad.settings.CLIENT_URL;
   if (!base) throw unavailable(`${client === 'dashboard' ? 'DASHBOARD_URL' : 'CLIENT_URL'} is not configured`, 'not_configured');
-  return base.replace(/\/+$/, '');
+  return base.replace(/(?<!\/)\/+$/, '');
 }
 
 export const officerSignInRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -8,7 +8,7 @@
 import { getTokens, setTokens } from './session.js';
 
 /** The API's origin: the page's own, unless the dashboard was built for an API elsewhere (VITE_QUAD_API_URL). */
-export const API_BASE = (import.meta.env.VITE_QUAD_API_URL ?? '').replace(/\/+$/, '');
+export const API_BASE = (import.meta.env.VITE_QUAD_API_URL ?? '').replace(/(?<!\/)\/+$/, '');
 
 /** An absolute URL for a path of the API (or of the service, such as a plugin's bundle). */
 export function apiUrl(path: string): string {
