@@ -120,7 +120,7 @@ export const SettingsOut = Type.Object({
 });
 
 export const ReadQuery = Type.Object({
-  chunk: Type.Optional(Type.Integer({ minimum: 1, description: 'a chunk_id from search: its source is read, and the page opens at it' })),
+  chunk: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'a chunk_id from search: its source is read, and the page opens at it' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'the first page-text row (0 first)' })),
 }, { additionalProperties: false });
 

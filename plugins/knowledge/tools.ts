@@ -37,7 +37,7 @@ export const readSourceTool = defineTool({
   scope: 'knowledge:read',
   input: Type.Object({
     key: Type.Optional(Type.String({ maxLength: 255 })),
-    chunk: Type.Optional(Type.Integer({ minimum: 1 })),
+    chunk: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })), // a bigserial id
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   }, { additionalProperties: false }),
   output: Type.Object({

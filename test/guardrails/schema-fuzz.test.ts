@@ -2,15 +2,17 @@
 // document (a route added later is covered with no edit here), and sends each one inputs generated from its own
 // schema (fast-check), valid-ish and hostile: NUL bytes, lone surrogates, long strings, path tricks, and numbers
 // such as 1e309, 2^63 or -1. Each route is called with every credential that gets past its auth policy, so its
-// validation is reached, and with none. Asserts: never a 5xx other than 503, every 4xx and 503 a JSON `{ error }`,
-// and no row written by a refused request. Deterministic (fixed seed per route); FUZZ_RUNS and FUZZ_SEED widen a run.
+// validation is reached, and with none. Every integer field of every route and of every tool (over /api/tools/call)
+// is also sent 2^31, 2^53 and -2^31 - 1. Asserts: never a 5xx other than 503, every 4xx and 503 a JSON `{ error }`,
+// no row written by a refused request (nor any error-log row), and a 400 for an integer outside its field's declared
+// range. Deterministic (fixed seed per route and tool); FUZZ_RUNS and FUZZ_SEED widen a run.
 import t from 'tap';
 import fc from 'fast-check';
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { startFakeIdp } from '../fakes/idp/index.js';
 import { bearer, cookieFrom, signInOfficer, startSignInWorld } from '../support/sign-in.js';
 import {
-  encodePart, hostileJson, hostileText, RawJson, setAt, slotsOf, toJson, valueArb, type JsonSchema,
+  encodePart, hostileJson, hostileText, INTEGER_EDGES, integerSlots, RawJson, setAt, slotsOf, toJson, valueArb, type IntegerSlot, type JsonSchema,
 } from '../support/schema-arbitraries.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
@@ -81,6 +83,53 @@ function sweep(op: Operation, credential: number, seed: number): Input[] {
     for (const path of slotsOf(base.body).slice(0, SWEEP_SLOTS)) for (const value of SWEEP_JSON) out.push({ ...base, mutation: { part: 'body', path, value } });
   }
   return out;
+}
+
+/** One request of the integer sweep: an edge value in one integer field, and whether it is outside the field's range. */
+interface IntegerProbe { input: Input; field: string; value: number; outside: boolean }
+
+/**
+ * The path parameters routes constrain by a pattern (`:id(^\\d+$)`), by operation key and name: a value the pattern
+ * does not match is routed to another route (`/orders/:email`), whose answer says nothing of this one's validation.
+ */
+function paramPatterns(routes: readonly RouteOptions[]): Map<string, RegExp> {
+  const patterns = new Map<string, RegExp>();
+  for (const route of routes) {
+    const found: [string, RegExp][] = [];
+    const path = route.url.split('/').map((segment) => {
+      if (!segment.startsWith(':')) return segment === '*' ? '{*}' : segment;
+      const open = segment.indexOf('(');
+      if (open < 0) return `{${segment.slice(1)}}`;
+      found.push([segment.slice(1, open), new RegExp(segment.slice(open + 1, segment.lastIndexOf(')')))]);
+      return `{${segment.slice(1, open)}}`;
+    }).join('/');
+    for (const method of ([] as string[]).concat(route.method)) for (const [name, re] of found) patterns.set(`${method} ${path} ${name}`, re);
+  }
+  return patterns;
+}
+
+const outside = (slot: IntegerSlot, value: number) => value < slot.min || value > slot.max;
+const fieldName = (part: string, path: (string | number)[]) => [part, ...path].join('.');
+
+/** Each of INTEGER_EDGES in each integer parameter and body field of the route, on one valid-ish input. */
+function integerSweep(op: Operation, credential: number, seed: number): IntegerProbe[] {
+  const [base] = fc.sample(inputArb(op, [credential]).filter((i) => !i.mutation), { seed, numRuns: 1 });
+  const probes: IntegerProbe[] = [];
+  for (const [part, list] of [['params', op.params], ['query', op.query]] as const) {
+    for (const p of list) {
+      for (const slot of integerSlots(p.schema).filter((x) => x.path.every((step) => step === 0))) {
+        for (const value of INTEGER_EDGES) {
+          probes.push({ input: { ...base, mutation: { part, name: p.name, value: String(value) } }, field: `${part}.${p.name}`, value, outside: outside(slot, value) });
+        }
+      }
+    }
+  }
+  for (const slot of integerSlots(op.body)) {
+    for (const value of INTEGER_EDGES) {
+      probes.push({ input: { ...base, mutation: { part: 'body', path: slot.path, value } }, field: fieldName('body', slot.path), value, outside: outside(slot, value) });
+    }
+  }
+  return probes;
 }
 
 function request(op: Operation, input: Input, credential: Credential): InjectOptions {
@@ -201,15 +250,18 @@ t.test('every route survives inputs generated from its schema', async (t) => {
   const written = async () => [...new Set((await sql('delete from fuzz_writes returning tbl, op')).map((r) => `${r.tbl} (${r.op})`))].join(', ');
 
   const ops = operations(api.swagger());
+  const patterns = paramPatterns(api.registeredRoutes);
   t.ok(ops.length > 50, `${ops.length} routes from the OpenAPI document`);
   const failures: { key: string; line: string }[] = [];
   let requests = 0;
 
-  async function send(op: Operation, options: InjectOptions, credential: Credential, input?: Input): Promise<LightMyRequestResponse> {
+  /** Send one request; `expect400` names an integer outside its field's range, which must be refused with a 400. */
+  async function send(op: Operation, options: InjectOptions, credential: Credential, input?: Input, expect400?: string): Promise<LightMyRequestResponse> {
     const res = await api.inject(options);
     requests++;
     const rows = await written();
-    const problem = problemOf(res) ?? (res.statusCode >= 400 && rows ? `answered ${res.statusCode} but wrote rows: ${rows}` : null);
+    const problem = problemOf(res) ?? (res.statusCode >= 400 && rows ? `answered ${res.statusCode} but wrote rows: ${rows}` : null)
+      ?? (expect400 && res.statusCode !== 400 ? `answered ${res.statusCode} to ${expect400}, not 400` : null);
     if (problem) {
       failures.push({ key: op.key, line: `${op.key} as ${credential.name} ${problem}: ${res.body.slice(0, 300)}\n    ← ${options.method} ${String(options.url).slice(0, 300)} ${String(options.payload ?? '').slice(0, 300)}${input?.mutation ? '' : ' (valid-ish)'}` });
     }
@@ -236,11 +288,42 @@ t.test('every route survives inputs generated from its schema', async (t) => {
       const credential = credentials[input.credential];
       await send(op, request(op, input, credential), credential, input);
     }
+    // Integers past int4 and 2^53 in every integer field: a 400 where the field's declared range ends before them
+    // (when a credential gets past the route's auth policy, so validation is reached), never a 5xx.
+    const last = callers[callers.length - 1];
+    for (const probe of integerSweep(op, last, seed)) {
+      const credential = credentials[last];
+      const m = probe.input.mutation!;
+      const routedAway = m.part === 'params' && patterns.get(`${op.key} ${m.name}`)?.test(m.value) === false;
+      const expect400 = probe.outside && passing.length && !routedAway ? `${probe.value} in ${probe.field}` : undefined;
+      await send(op, request(op, probe.input, credential), credential, probe.input, expect400);
+    }
   }
 
+  // Every tool over /api/tools/call (MCP calls go through the same tool service) with the same integer edges: a 400
+  // where the input schema's range ends before them, never a 5xx. With confirm, so a value in range reaches the handler.
+  const tools = (await api.inject({ url: '/api/tools', headers: bearer(secrets.machine) })).json().tools as { name: string; inputSchema: JsonSchema }[];
+  const callOp: Operation = { method: 'POST', path: '/api/tools/call', key: 'POST /api/tools/call (tools)', params: [], query: [] };
+  const machine = credentials.find((c) => c.name === 'machine')!;
+  let toolFields = 0;
+  for (const tool of tools) {
+    const [base] = fc.sample(valueArb(tool.inputSchema), { seed: SEED ^ hash(tool.name), numRuns: 1 });
+    for (const slot of integerSlots(tool.inputSchema)) {
+      toolFields++;
+      for (const value of INTEGER_EDGES) {
+        const args = setAt(base ?? {}, slot.path, value) as Record<string, unknown>;
+        const field = fieldName(tool.name, slot.path);
+        const options: InjectOptions = { method: 'POST', url: '/api/tools/call', headers: { ...machine.headers(), 'content-type': 'application/json' }, payload: toJson({ name: tool.name, arguments: args, confirm: true }) };
+        await send({ ...callOp, key: `${callOp.key} ${tool.name}` }, options, machine, undefined, outside(slot, value) ? `${value} in ${field}` : undefined);
+      }
+    }
+  }
+  t.ok(toolFields > 10, `${toolFields} integer fields of ${tools.length} tools`);
+  t.same(await sql('select origin, message from error_log'), [], 'no request wrote an error-log row');
+
   t.comment(`${requests} requests to ${ops.length} routes`);
-  for (const op of ops) {
-    const lines = failures.filter((f) => f.key === op.key).map((f) => f.line);
-    t.same(lines.slice(0, 5), [], `${op.key}: no 5xx, JSON errors, no rows written by refusals${lines.length > 5 ? ` (${lines.length} failures)` : ''}`);
+  for (const key of [...ops.map((op) => op.key), ...tools.map((tool) => `${callOp.key} ${tool.name}`)]) {
+    const lines = failures.filter((f) => f.key === key).map((f) => f.line);
+    t.same(lines.slice(0, 5), [], `${key}: no 5xx, JSON errors, no rows written by refusals, integers outside their range 400${lines.length > 5 ? ` (${lines.length} failures)` : ''}`);
   }
 });

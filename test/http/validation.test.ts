@@ -132,7 +132,9 @@ t.test('input PostgreSQL cannot store is a 400 naming the field', async (t) => {
     await refused(t, { url: '/api/sink/acm/count?n=1e309' }, 'querystring.n');
     await refused(t, { url: '/api/sink/acm/count?n=99999999999999999999' }, 'querystring.n');
     await refused(t, { url: `/api/sink/acm/count?n=${2 ** 63}` }, 'querystring.n');
-    t.equal((await quad.api.inject({ url: `/api/sink/acm/count?n=${Number.MAX_SAFE_INTEGER}` })).json().n, Number.MAX_SAFE_INTEGER);
+    // It gets int4's bounds (issue 38): a field that needs more declares its maximum.
+    await refused(t, { url: '/api/sink/acm/count?n=2147483648' }, 'querystring.n', /<= 2147483647/);
+    t.equal((await quad.api.inject({ url: '/api/sink/acm/count?n=2147483647' })).json().n, 2147483647);
     await refused(t, raw('{"text":"ok","n":1e400}'), 'body.n');
     await refused(t, raw('{"text":"ok","n":99999999999999999999}'), 'body.n');
     await refused(t, raw('{"text":"ok","x":-1e400}'), 'body.x', /finite/);

@@ -1,5 +1,6 @@
 // fast-check arbitraries from the JSON schemas of the OpenAPI document: valid-ish values for each request part,
-// and the hostile values a careless or hostile client sends (NUL bytes, lone surrogates, huge and non-finite numbers).
+// the hostile values a careless or hostile client sends (NUL bytes, lone surrogates, huge and non-finite numbers), and
+// the integer fields of a schema with the range each declares.
 import fc from 'fast-check';
 
 export type JsonSchema = Record<string, any>;
@@ -118,11 +119,45 @@ export function slotsOf(value: unknown, path: (string | number)[] = [], out: (st
   return out;
 }
 
-/** A copy of `value` with `replacement` at `path`. */
+/** A copy of `value` with `replacement` at `path` (what is missing on the way is made: an array for a numeric step). */
 export function setAt(value: unknown, path: (string | number)[], replacement: unknown): unknown {
   if (!path.length) return replacement;
   const [head, ...rest] = path;
-  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
+  const copy: any = Array.isArray(value) ? [...value]
+    : value !== null && typeof value === 'object' ? { ...value }
+      : typeof head === 'number' ? [] : {};
   copy[head] = setAt(copy[head], rest, replacement);
   return copy;
+}
+
+/** The values every integer field is sent besides the random runs (issue 38): past int4 both ways, and 2^53. */
+export const INTEGER_EDGES = [2 ** 31, 2 ** 53, -(2 ** 31) - 1];
+
+/** An integer field of a schema: where it sits in a value and the range its schema declares. */
+export interface IntegerSlot { path: (string | number)[]; min: number; max: number }
+
+/**
+ * Every integer field of a schema, at most `limit` of them: its path in a value (an array's first element, a map's
+ * key `fuzz_key`) and its declared range (alternatives of one path merged).
+ */
+export function integerSlots(schema: JsonSchema | undefined, limit = 24): IntegerSlot[] {
+  const slots = new Map<string, IntegerSlot>();
+  const visit = (s: JsonSchema | undefined, path: (string | number)[], depth: number) => {
+    if (!s || typeof s !== 'object' || depth > 8 || slots.size >= limit) return;
+    const type = s.type;
+    if (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) {
+      const min = s.minimum ?? (typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : -Infinity);
+      const max = s.maximum ?? (typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - 1 : Infinity);
+      const key = JSON.stringify(path);
+      const known = slots.get(key);
+      slots.set(key, known ? { path, min: Math.min(known.min, min), max: Math.max(known.max, max) } : { path, min, max });
+    }
+    for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) visit(branch, path, depth + 1);
+    for (const [name, child] of Object.entries<JsonSchema>(s.properties ?? {})) visit(child, [...path, name], depth + 1);
+    for (const child of Object.values<JsonSchema>(s.patternProperties ?? {})) visit(child, [...path, 'fuzz_key'], depth + 1);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties, [...path, 'fuzz_key'], depth + 1);
+    if (s.items && !Array.isArray(s.items)) visit(s.items, [...path, 0], depth + 1);
+  };
+  visit(schema, [], 0);
+  return [...slots.values()];
 }

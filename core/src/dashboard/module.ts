@@ -4,6 +4,7 @@ import { defineModule } from '../modules/define.js';
 import { GITHUB_TOKEN_SECRET } from './ci.js';
 import { testGitHub } from './github-test.js';
 import { dashboardRoutes } from './routes.js';
+import { ownerRepoArgument } from '../tools/repo-limit.js';
 
 export const dashboardModule = defineModule({
   name: 'dashboard',
@@ -25,7 +26,9 @@ export const dashboardModule = defineModule({
       url: (_values, services) => services.settings.GITHUB_MCP_URL,
       trusted: true,
       headers: (values) => ({ authorization: `Bearer ${values[GITHUB_TOKEN_SECRET]}` }),
-      // Default repoArgument: GitHub's tools name a repository by `owner` and `repo`.
+      // GitHub's tools name a repository by `owner` and `repo` together (its search tools add `repo:<owner>/<repo>`
+      // to the query only with both): a `repo` of the form `owner/name` alone names none.
+      repoArgument: ownerRepoArgument,
     },
   }],
   routes: dashboardRoutes,

@@ -1,5 +1,6 @@
 // Mounts a module's routes as an encapsulated child context behind the core hooks: every route is
-// tagged with its module, must declare an auth policy, and answers 404 for an org that has the module off.
+// tagged with its module, must declare an auth policy, and answers 404 for an org that has the module off; the
+// integers of its input schemas get int4 bounds where they declare none (integer-bounds.ts).
 // A module's routes are a Fastify plugin or a folder of route files, each mounted with @fastify/autoload inside the
 // same child (so the same hooks apply). Route plugins are never wrapped in fastify-plugin: that would leak their
 // hooks to the whole app.
@@ -14,6 +15,7 @@ import type { AuthPolicies } from './auth-policies.js';
 import { notFound } from './errors.js';
 import { resolveTokenOrg } from './org-resolver.js';
 import { documentRoute, operationIdOf, routeTags } from './openapi.js';
+import { IntegerBoundError, withIntegerBounds } from './integer-bounds.js';
 
 export interface MountOptions {
   /** Module name, used in boot errors and for the module gate. */
@@ -55,6 +57,7 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
       const securityProblem = documentRoute(route);
       if (securityProblem) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, securityProblem);
       routeTags(route, options.module);
+      boundInputs(route, options.module, methods);
       for (const id of routeOperationIds(route)) {
         const other = ids.get(id);
         if (other) throw new ManifestError(options.module, `routes: ${methods} ${route.url}`, `operationId "${id}" is already ${other}'s`);
@@ -94,6 +97,27 @@ export async function mountRoutes(app: FastifyInstance, routes: FastifyPluginAsy
       await child.register(routes);
     }
   });
+}
+
+/** The request parts whose integers get int4 bounds where they declare none (see integer-bounds.ts). */
+const INPUT_PARTS = ['params', 'querystring', 'query', 'headers', 'body'] as const;
+
+/** Give the route's input schemas their integer bounds (copies: the declared schemas stay as they are). */
+function boundInputs(route: RouteOptions, module: string, methods: string) {
+  const schema = route.schema as Record<string, unknown> | undefined;
+  if (!schema) return;
+  let copy: Record<string, unknown> | null = null;
+  for (const part of INPUT_PARTS) {
+    if (schema[part] === undefined) continue;
+    try {
+      const next = withIntegerBounds(schema[part], part === 'query' ? 'querystring' : part);
+      if (next !== schema[part]) (copy ??= { ...schema })[part] = next;
+    } catch (err) {
+      if (err instanceof IntegerBoundError) throw new ManifestError(module, `routes: ${methods} ${route.url}: ${err.field}`, err.message);
+      throw err;
+    }
+  }
+  if (copy) route.schema = copy as RouteOptions['schema'];
 }
 
 /**

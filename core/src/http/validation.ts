@@ -2,7 +2,9 @@
 // ("2" -> 2); JSON bodies are already typed, so they are checked strictly (["x"] is not "x", 42 is not "42").
 // On top of each route's schema, every route gets two rules, so that input reaching SQL is input SQL can take:
 //  - integers are bounded to ±Number.MAX_SAFE_INTEGER where the schema sets no tighter bound ("99999999999999999999"
-//    and "1e309" coerce to 1e20 and Infinity, which ajv's `integer` accepts and PostgreSQL's int8 does not);
+//    and "1e309" coerce to 1e20 and Infinity, which ajv's `integer` accepts and PostgreSQL's int8 does not). A
+//    route mounted by the core has int4 bounds on every integer already (integer-bounds.ts, when it is registered):
+//    this is the backstop for a schema compiled without registering (the CLI's token check);
 //  - after ajv passes, one walk of the validated data refuses NUL bytes and lone UTF-16 surrogates in any string or
 //    property name (text and jsonb cannot hold them), numbers that are not finite, and nesting deeper than MAX_NESTING.
 // Both answer like any validation error: 400 `{ error: "<part>.<field>: …", field, reason: 'validation' }`.

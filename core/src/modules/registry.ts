@@ -1,5 +1,5 @@
-// The registry: loads the enabled plugins, validates every manifest, and indexes scopes, limits, tools, jobs and
-// the services modules provide each other.
+// The registry: loads the enabled plugins, validates every manifest, and indexes scopes, limits, tools (their inputs'
+// integers bounded, see http/integer-bounds.ts), jobs and the services modules provide each other.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
@@ -12,6 +12,7 @@ import { ManifestSchema } from './manifest-schema.js';
 import { defineModule } from './define.js';
 import { claimedNames, inNamespace, KIND_LABEL, NAMESPACE_HINT, ownedNames, type NameKind } from './namespaces.js';
 import { pagesProblem } from './pages.js';
+import { IntegerBoundError, withIntegerBounds } from '../http/integer-bounds.js';
 import { importSpecifier } from './package-entry.js';
 import type { IntegrationDecl, JobDecl, LimitDecl, Module, ModuleManifest, ScopeDecl, ToolDecl } from './types.js';
 
@@ -19,6 +20,16 @@ export class ManifestError extends Error {
   constructor(plugin: string, field: string, problem: string) {
     super(`Plugin "${plugin}": ${field}: ${problem}`);
     this.name = 'ManifestError';
+  }
+}
+
+/** A tool's input with int4 bounds on every integer that declares none (a copy; see http/integer-bounds.ts). */
+function boundToolInput<T>(module: string, index: number, input: T): T {
+  try {
+    return withIntegerBounds(input, 'input');
+  } catch (err) {
+    if (err instanceof IntegerBoundError) throw new ManifestError(module, `tools[${index}].${err.field}`, err.message);
+    throw err;
   }
 }
 
@@ -172,7 +183,7 @@ class RegistryBuilder {
     mod.tools.forEach((t, i) => {
       if (!mod.claims?.tools?.includes(t.name)) checkNamespace(mod, `tools[${i}].name`, t.name, '.');
       if (this.tools.has(t.name)) throw new ManifestError(mod.name, `tools[${i}].name`, `"${t.name}" is declared twice`);
-      this.tools.set(t.name, { ...t, module: mod.name });
+      this.tools.set(t.name, { ...t, input: boundToolInput(mod.name, i, t.input), module: mod.name });
     });
     mod.integrations.forEach((integration, i) => {
       if (this.integrations.has(integration.key)) throw new ManifestError(mod.name, `integrations[${i}].key`, `"${integration.key}" is declared twice`);

@@ -88,7 +88,8 @@ export interface RemoteMcpDecl {
   headers(values: Readonly<Record<string, string>>): Record<string, string>;
   /**
    * The repository a call names (`owner/name`), checked against a token's `limits.<integration>.repos`; null when
-   * it names none (refused while the token has repos patterns). Default: `owner` + `repo`, or `repo` as `owner/name`.
+   * it names none (refused while the token has repos patterns). `args` holds only the arguments the remote tool's
+   * listed input schema declares (see tools/repo-limit.ts). Default: `owner` + `repo`, or `repo` as `owner/name`.
    */
   repoArgument?(args: Readonly<Record<string, unknown>>): string | null;
 }

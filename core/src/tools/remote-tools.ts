@@ -24,7 +24,7 @@ import { safeFetch, SafeFetchError } from '../net/safe-fetch.js';
 import type { CoreServices } from '../core-services.js';
 import type { IntegrationContext, IntegrationDecl, RemoteMcpDecl, ScopeDecl, ToolCaller } from '../modules/types.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
-import { patternMatches } from '../auth/machine-tokens.js';
+import { defaultRepoArgument, repoRefusal } from './repo-limit.js';
 import type { ToolListing, ToolOutcome } from './tool-types.js';
 
 /** A remote listing is reused this long (per process, per org, integration and version of its fields). */
@@ -38,8 +38,6 @@ export const MAX_REMOTE_TOOLS = 500;
 const MAX_PAGES = 10;
 /** MCP's advice for tool names; a remote tool named otherwise is not served. */
 const REMOTE_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
-/** One owner and one name, as GitHub spells them; anything else never matches a repos pattern. */
-const REPO = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
 
 type RemoteIntegration = IntegrationDecl & { module: string; mcp: RemoteMcpDecl };
 
@@ -144,14 +142,6 @@ const MAP_KEYWORDS = new Set(['properties', '$defs', 'definitions', 'dependentSc
 /** Never compiles an output schema: a one-shot client checks nothing it lists (the agent's client does). */
 const NO_VALIDATION: jsonSchemaValidator = { getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }) };
 
-/** The repository a call names by default: `owner` + `repo`, or `repo` as `owner/name`. */
-export function defaultRepoArgument(args: Readonly<Record<string, unknown>>): string | null {
-  const { owner, repo } = args;
-  if (typeof repo !== 'string') return null;
-  if (typeof owner === 'string') return `${owner}/${repo}`;
-  return repo.includes('/') ? repo : null;
-}
-
 interface FieldState { connected: boolean; version: string }
 interface CacheEntry { version: string; expires: number; listing: Promise<RemoteListing> }
 
@@ -190,26 +180,16 @@ export class RemoteTools {
   }
 
   /**
-   * Refuse a call whose repository the token's `repos` patterns do not allow (null: allowed). Without patterns
-   * every call passes; with them a call that names no repository, or not one GitHub could hold, is refused too.
+   * Refuse a call the token's `repos` patterns do not allow (null: allowed), read from the arguments the tool's
+   * listed input schema declares (repo-limit.ts). Without patterns every call passes.
    */
-  repoRefusal(key: string, name: string, patterns: readonly string[] | undefined, args: Readonly<Record<string, unknown>>): ToolOutcome | null {
+  repoRefusal(tool: RemoteTool, patterns: readonly string[] | undefined, args: Readonly<Record<string, unknown>>): ToolOutcome | null {
     if (!patterns) return null;
-    const decl = this.integrations.get(key)!;
-    let repo: string | null;
-    try {
-      repo = (decl.mcp.repoArgument ?? defaultRepoArgument)(args);
-    } catch {
-      repo = null;
-    }
-    if (typeof repo !== 'string' || !repo) {
-      return { ok: false, status: 403, error: `This token may use ${decl.title} only on some repositories (limits.${key}.repos), and this call of ${name} names none`, reason: 'repo_required' };
-    }
-    const valid = REPO.test(repo) && !repo.split('/').some((part) => part === '.' || part === '..');
-    if (!valid || !patterns.some((p) => patternMatches(p, repo, true))) {
-      return { ok: false, status: 403, error: `This token may not use ${name} on ${valid ? repo : 'that repository'} (limits.${key}.repos)`, reason: 'repo_not_allowed', details: { repo: valid ? repo : null } };
-    }
-    return null;
+    const decl = this.integrations.get(tool.integration)!;
+    return repoRefusal({
+      integration: tool.integration, title: decl.title, name: tool.name, inputSchema: tool.listing.inputSchema,
+      repoArgument: decl.mcp.repoArgument ?? defaultRepoArgument,
+    }, patterns, args);
   }
 
   /** For each remote integration: is it connected for the org, and the version of its fields (one read). */

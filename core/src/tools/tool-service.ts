@@ -233,16 +233,15 @@ export class ToolService {
   }
 
   /**
-   * A remote tool: refused like a local one (same answer when the token may not see it), its repository checked
-   * against the token's repos patterns before anything is sent, then counted and audited by the same wrapper. Its
-   * arguments go to the remote server as they are (a remote tool's own `confirm` included).
+   * A remote tool: refused like a local one (same answer when the token may not see it), counted and audited by the
+   * same wrapper; its input checked against the listed schema, then its repositories against the token's repos
+   * patterns (repo-limit.ts), before anything is sent. A refusal is rolled back and not counted. Its arguments go to
+   * the remote server as they are (a remote tool's own `confirm` included).
    */
   private async callRemote(audit: AuditFields, integration: string, args: Record<string, unknown>, requestId: string, label: { tool: string }): Promise<ToolOutcome> {
     const { org, caller, name } = audit;
     const limits = caller.limits[integration];
     if (!this.remote.grantingScope(org, caller.scopes, integration) || !toolPatternsAllow(limits?.tools, name)) return this.refuse(audit, unknownTool(name));
-    const refused = this.remote.repoRefusal(integration, name, limits?.repos, args);
-    if (refused) return this.refuse(audit, refused);
     return this.counted(audit, requestId, async () => {
       const states = await this.remote.states(this.reads, org.id);
       const listing = await this.remote.listing(this.reads, org.id, integration, states.get(integration)!);
@@ -251,6 +250,9 @@ export class ToolService {
       label.tool = name;
       const problem = listing.problem(tool, args);
       if (problem) return { ok: false, status: 400, error: `Invalid input for ${name}: ${problem}`, reason: 'invalid_input' };
+      // The repository is read from the arguments the listed schema declares, so the listing comes first.
+      const refused = this.remote.repoRefusal(tool, limits?.repos, args);
+      if (refused) return refused;
       return { ok: true, result: await this.remote.call(this.reads, org.id, tool, args), remote: true };
     });
   }
