@@ -1,7 +1,10 @@
-// SSH user certificates (spec "Records": certificate): signed by the org's user_ca with sshpk, for one pod (principal
-// gf-<pod_id>), valid from 5 minutes before issue (clocks drift) to 12 hours after. A member's certificate forces
-// `/usr/local/bin/podhost-login <username>` (the pod image puts the member in their own account and folder); an
-// officer's logs in as root with no forced command. Tested against OpenSSH's own ssh-keygen -L and sshd.
+// SSH certificates, signed with sshpk. User certificates (spec "Records": certificate): signed by the org's user_ca,
+// for one pod (principal gf-<pod_id>), valid from 5 minutes before issue (clocks drift) to 12 hours after. A member's
+// forces `/usr/local/bin/podhost-login <username>` (the pod image puts the member in their own account and folder)
+// and permits a terminal only: no port, agent or X11 forwarding (issue 38: `ssh -N -L` runs no command, so a forced
+// command does not confine forwarding, and forwarded connections would come from root). An officer's logs in as root
+// with no forced command and OpenSSH's default permissions. Host certificates (issue 38): signed by the org's host_ca
+// for one pod's host key at its create. Tested against OpenSSH's own ssh-keygen -L, sshd and ssh.
 import { randomBytes } from 'node:crypto';
 import sshpk from 'sshpk';
 import { badRequest } from '@quad/core';
@@ -45,9 +48,11 @@ export interface CertificateRequest {
 export interface IssuedCertificate { certificate: string; validFrom: Date; validUntil: Date; serial: string }
 
 // The permissions OpenSSH grants by default (ssh-keygen -O), sorted by name as the format requires. Members get a
-// terminal and port forwarding (a notebook on the pod, say), not agent or X11 forwarding or ~/.ssh/rc.
+// terminal only: sshd refuses their forwarding requests (-L, -R, -D, -W, Unix sockets, agent, X11) for the missing
+// extension, whatever the pod's sshd_config says. Both log in as root, so sshd_config cannot tell them apart: the
+// certificate is the wall.
 const OFFICER_EXTENSIONS = ['permit-X11-forwarding', 'permit-agent-forwarding', 'permit-port-forwarding', 'permit-pty', 'permit-user-rc'];
-const MEMBER_EXTENSIONS = ['permit-port-forwarding', 'permit-pty'];
+const MEMBER_EXTENSIONS = ['permit-pty'];
 
 /** An SSH string (uint32 length, bytes): the wire form of a critical option's value. */
 function sshString(value: string): Buffer {
@@ -70,4 +75,33 @@ export function issueCertificate(request: CertificateRequest): IssuedCertificate
   Object.assign(cert.signatures.openssh!, { keyId: request.keyId, exts: [...critical, ...extensions] });
   cert.signWith(ca);
   return { certificate: cert.toString('openssh'), validFrom, validUntil, serial: serial.toString('hex') };
+}
+
+/** A pod's host certificate is valid from 5 minutes before its create for the pod's whole life (it is revoked by
+ * terminating the pod: no other pod is ever certified for its name). */
+const HOST_CERT_VALID_UNTIL = new Date('9999-12-31T23:59:59Z');
+
+export interface HostCertificateRequest {
+  /** The pod's host public key (OpenSSH text). */
+  hostPublicKey: string;
+  /** The one name it is certified for (host-keys.ts: podhost-<create id>). */
+  principal: string;
+  /** The host CA's private key (OpenSSH format). */
+  caPrivateKey: string;
+  /** Shown by `ssh-keygen -L` (and in ssh -v): which org and pod. */
+  keyId: string;
+  now?: Date;
+}
+
+/** An OpenSSH host certificate (`ssh-ed25519-cert-v01@openssh.com AAAA…`) for one pod's host key. */
+export function issueHostCertificate(request: HostCertificateRequest): string {
+  const now = request.now ?? new Date();
+  const ca = sshpk.parsePrivateKey(request.caPrivateKey, 'ssh');
+  const key = sshpk.parseKey(request.hostPublicKey, 'ssh');
+  const cert = sshpk.createCertificate(sshpk.identityForHost(request.principal), key, sshpk.identityForHost('podhost-host-ca'), ca, {
+    validFrom: new Date(now.getTime() - CERT_VALID_BEFORE_MS), validUntil: HOST_CERT_VALID_UNTIL, serial: randomBytes(8),
+  });
+  Object.assign(cert.signatures.openssh!, { keyId: request.keyId, exts: [] });
+  cert.signWith(ca);
+  return cert.toString('openssh');
 }

@@ -1,13 +1,15 @@
 // The org's SSH key pairs (spec "Records": compute_keys): `backend`, with which the service logs in to pods as root,
-// and `user_ca`, which signs certificates. Made at the org's first pod, exactly once even when first pods race (the
-// insert of both rows either wins or finds the winner's); private parts sealed with SECRETS_KEY, bound to their org
-// and kind so a row copied elsewhere does not open.
+// `user_ca`, which signs members' and officers' certificates, and `host_ca` (issue 38), which signs each pod's host
+// certificate. Made at the org's first pod, exactly once even when first pods race (the insert of the missing rows
+// either wins or finds the winner's); an org whose keys predate `host_ca` gets it at its next need. Private parts
+// sealed with SECRETS_KEY, bound to their org and kind so a row copied elsewhere does not open.
 import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
 import type { CoreServices, EntityManager } from '@quad/core';
 import { MODULE } from './settings.js';
 
-export type KeyKind = 'backend' | 'user_ca';
+export const KEY_KINDS = ['backend', 'user_ca', 'host_ca'] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
 export interface OrgKeyPair { publicKey: string; privateKey: string }
 interface KeyRow { kind: KeyKind; public_key: string; private_key_sealed: string }
 
@@ -26,13 +28,15 @@ async function readKeys(em: EntityManager, orgId: number): Promise<KeyRow[]> {
 }
 
 /**
- * The org's public keys, made when it has none (at its first pod). Both rows go in one statement: a concurrent
- * first pod either inserts nothing (`on conflict do nothing`) and reads the winner's, or wins.
+ * The org's public keys, the missing ones made now (all three at its first pod; `host_ca` alone for an org whose
+ * keys predate it). The missing rows go in one statement: a concurrent first pod either inserts nothing (`on conflict
+ * do nothing`) and reads the winner's, or wins.
  */
 export async function ensureOrgKeys(services: CoreServices, em: EntityManager, orgId: number): Promise<Record<KeyKind, string>> {
   let rows = await readKeys(em, orgId);
-  if (rows.length < 2) {
-    const made = (['backend', 'user_ca'] as const).map((kind) => ({ kind, pair: newKeyPair(`podhost-${kind}-org${orgId}`) }));
+  const missing = KEY_KINDS.filter((kind) => !rows.some((r) => r.kind === kind));
+  if (missing.length) {
+    const made = missing.map((kind) => ({ kind, pair: newKeyPair(`podhost-${kind}-org${orgId}`) }));
     await em.execute(
       `insert into compute_keys (organization_id, kind, public_key, private_key_sealed)
        select ?, k.kind, k.public_key, k.sealed from json_to_recordset(?::json) as k(kind text, public_key text, sealed text)
@@ -44,8 +48,8 @@ export async function ensureOrgKeys(services: CoreServices, em: EntityManager, o
 }
 
 /**
- * One of the org's pairs with its private part opened, made now if the org has none (an org whose pods predate its
- * keys: those pods then refuse them).
+ * One of the org's pairs with its private part opened, made now if the org lacks it (an org whose pods predate its
+ * keys: those pods then refuse them; or `host_ca` for an org whose keys predate it).
  */
 export async function orgKeyPair(services: CoreServices, em: EntityManager, orgId: number, kind: KeyKind): Promise<OrgKeyPair> {
   const find = async () => (await readKeys(em, orgId)).find((r) => r.kind === kind);

@@ -2,6 +2,7 @@
 // the org secret hostprov_api_key), how a record and the provider's live view make the answer, and how the
 // provider's failures become the spec's statuses (its 4xx: 400 with its reason; its failures: 424).
 import { HttpError, badRequest, notFound, type CoreServices, type EntityManager, type IntegrationContext } from '@quad/core';
+import type { KnownHostKey } from './host-keys.js';
 import { hostprovProvider } from './provider/hostprov.js';
 import { ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type ProviderPod } from './provider/types.js';
 import type { PodAction } from './schemas.js';
@@ -12,13 +13,15 @@ export interface PodRow {
   gpu_type_id: string | null; gpu_count: number | null; cpu_flavor: string | null; vcpu_count: number | null;
   cloud_type: string | null; container_disk_in_gb: number | null; volume_in_gb: number | null; volume_mount_path: string | null;
   env_names: string[]; is_public: boolean; allowed_users: string[]; created_by: string | null; created_at: Date; updated_at: Date;
+  /** The pod's certified host key (host-keys.ts); null for a pod made before host keys were certified. Never answered: the connect route gives the alias. */
+  host_key_alias: string | null; host_public_key: string | null;
 }
 
 /** The provider's view of a pod now: its record of it, GONE, or UNKNOWN with why. */
 export type LiveStatus = { pod: ProviderPod } | { status: 'GONE' } | { status: 'UNKNOWN'; reason: string };
 
 const COLUMNS = `id, pod_id, provider, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type, container_disk_in_gb,
-  volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, created_at, updated_at`;
+  volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, created_at, updated_at, host_key_alias, host_public_key`;
 
 export function podView(row: PodRow, live: LiveStatus) {
   const pod = 'pod' in live ? live.pod : null;
@@ -143,14 +146,15 @@ function unknownReason(err: unknown): string {
   return (providerError(err) as Error).message;
 }
 
-export async function insertPod(em: EntityManager, orgId: number, pod: ProviderPod, spec: PodSpec, access: { is_public: boolean; allowed_users: string[] }, createdBy: string | null): Promise<PodRow> {
+/** The pod's row; `spec.env` is the officer's (its names are kept), `hostKey` the public part of its certified host key. */
+export async function insertPod(em: EntityManager, orgId: number, pod: ProviderPod, spec: PodSpec, access: { is_public: boolean; allowed_users: string[] }, createdBy: string | null, hostKey: KnownHostKey): Promise<PodRow> {
   const [row]: PodRow[] = await em.execute(
     `insert into compute_pods (organization_id, provider, pod_id, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type,
-       container_disk_in_gb, volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, string_to_array(?, ','), ?, string_to_array(?, ','), ?) returning ${COLUMNS}`,
+       container_disk_in_gb, volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, host_key_alias, host_public_key)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, string_to_array(?, ','), ?, string_to_array(?, ','), ?, ?, ?) returning ${COLUMNS}`,
     [orgId, PROVIDER, pod.id, spec.name, spec.image, spec.gpu?.typeId ?? null, spec.gpu?.count ?? null, spec.cpu?.flavor ?? null, spec.cpu?.vcpus ?? null,
       spec.cloudType ?? null, spec.containerDiskGb ?? null, spec.volume?.sizeGb ?? null, spec.volume?.mountPath ?? null,
-      Object.keys(spec.env).join(','), access.is_public, access.allowed_users.join(','), createdBy]);
+      Object.keys(spec.env).join(','), access.is_public, access.allowed_users.join(','), createdBy, hostKey.alias, hostKey.publicKey]);
   return row;
 }
 

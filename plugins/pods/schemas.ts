@@ -112,6 +112,8 @@ export const ConnectOut = Type.Object({
   is_admin: Type.Boolean({ description: 'an officer\'s root certificate, with no forced command' }),
   principal: Type.String(),
   certificate: Type.String({ description: 'OpenSSH user certificate for public_key (save as <key>-cert.pub)' }),
+  host_ca: Type.String({ description: 'the org\'s host CA public key: the only key trusted for the pod\'s host (known_hosts `@cert-authority * <host_ca>`, with HostKeyAlias host_key_alias)' }),
+  host_key_alias: Type.String({ description: 'the name the pod\'s host certificate is for: ssh\'s HostKeyAlias, with StrictHostKeyChecking yes' }),
   valid_after: Type.String({ format: 'date-time' }),
   valid_before: Type.String({ format: 'date-time' }),
 });

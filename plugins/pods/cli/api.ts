@@ -2,7 +2,11 @@
 import type { CliConfig } from './config.js';
 
 export interface MemberPod { pod_id: string; name: string; kind: 'gpu' | 'cpu'; gpu_type_id: string | null; gpu_count: number | null; cpu_flavor: string | null; vcpu_count: number | null; status: string; access: string }
-export interface Connection { pod_id: string; host: string; port: number; user: string; username: string; user_folder: string; is_admin: boolean; certificate: string; valid_before: string }
+export interface Connection {
+  pod_id: string; host: string; port: number; user: string; username: string; user_folder: string; is_admin: boolean; certificate: string; valid_before: string;
+  /** The org's host CA, and the name the pod's host certificate is for (absent from a Quad older than issue 38). */
+  host_ca?: string; host_key_alias?: string;
+}
 
 /** A refusal the member can act on; the CLI prints its message and exits 1. */
 export class CliError extends Error {}
@@ -16,6 +20,7 @@ function explain(cli: string, status: number, body: { error?: string; reason?: s
     case 'not_member': return 'You are not a member of the org\'s Discord server.';
     case 'no_pod_access': return 'You have no access to this pod: ask an officer of the org to add you.';
     case 'pod_not_running': return `${body.error ?? 'The pod is not running'}.`;
+    case 'host_key_unknown': return `${body.error ?? 'The pod\'s host key is unknown: ask an officer to recreate the pod'}.`;
     case 'module_off': return 'Pods are not switched on for this org.';
     default: break;
   }

@@ -1,16 +1,20 @@
 // podhost: the member's CLI for an org's pods (spec "Member pod routes"). `login` opens the org's sign-in page and
 // keeps the token it shows (0600); `pods` lists the running pods the member may use; `connect <pod>` makes an ed25519
-// key once, asks Quad for a 12-hour certificate for it and runs the system `ssh` with both; `logout` forgets the token.
-// Its name in messages is PODHOST_CLI_NAME (default podhost), as the server's pages call it.
+// key once, asks Quad for a 12-hour certificate for it and runs the system `ssh` with both, trusting only a host
+// certificate of the org's host CA for the pod's own name (issue 38); `logout` forgets the token. Its name in
+// messages is PODHOST_CLI_NAME (default podhost), as the server's pages call it.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { CliError, callQuad, type Connection, type MemberPod } from './api.js';
 import { configDir, readConfig, removeConfigToken, writeConfig, type CliConfig } from './config.js';
 
 const TOKEN = /^plat_[A-Za-z0-9_-]{20,}$/;
+/** What the server names the pod's host with, and its host CA: checked, as they become ssh options and a known_hosts line. */
+const HOST_KEY_ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const PUBLIC_KEY = /^(ssh-ed25519|ecdsa-sha2-nistp(256|384|521)|ssh-rsa) [A-Za-z0-9+/]+={0,2}( [^\r\n]*)?$/;
 
 function usage(cli: string): string {
   return `Usage:
@@ -109,6 +113,18 @@ async function ensureKey(dir: string): Promise<string> {
   return key;
 }
 
+/**
+ * The CLI's own known_hosts: the org's host CA, for any name (ssh's HostKeyAlias names the pod at each connect, so
+ * the CA vouches for that pod's host certificate only). Replaced whole (a rename), so connects at once never see half.
+ */
+async function writeKnownHosts(dir: string, hostCa: string): Promise<string> {
+  const file = join(dir, 'known_hosts');
+  const draft = `${file}.${process.pid}.tmp`;
+  await writeFile(draft, `@cert-authority * ${hostCa}\n`, { mode: 0o600 });
+  await rename(draft, file);
+  return file;
+}
+
 async function connect(cli: string, dir: string, args: string[]): Promise<number> {
   const split = args.indexOf('--');
   const [podId] = split >= 0 ? args.slice(0, split) : args;
@@ -118,13 +134,21 @@ async function connect(cli: string, dir: string, args: string[]): Promise<number
   const key = await ensureKey(dir);
   const publicKey = await readFile(`${key}.pub`, 'utf8');
   const c = await callQuad<Connection>(cli, config, 'POST', `/me/pods/${encodeURIComponent(podId)}/connect`, { public_key: publicKey });
+  const hostCa = c.host_ca?.trim() ?? '';
+  if (!c.host_key_alias || !HOST_KEY_ALIAS.test(c.host_key_alias) || !PUBLIC_KEY.test(hostCa)) {
+    throw new CliError('The server did not say how to check the pod\'s host key (is it an older Quad?): not connecting');
+  }
   const certificate = `${key}-cert.pub`;
   await writeFile(certificate, `${c.certificate}\n`, { mode: 0o600 });
+  const knownHosts = await writeKnownHosts(dir, hostCa);
   console.error(`${c.is_admin ? 'root' : c.username} on ${podId} (certificate valid until ${c.valid_before}; your folder: ${c.user_folder})`);
-  // Pods come and go on the provider's addresses: their host keys are not checked (spec "File routes").
+  // Pods come and go on the provider's addresses, so the host is named by its certificate's principal, not its
+  // address, and only a host certificate of the org's host CA for that name is accepted. These options come before
+  // the member's own: ssh keeps the first value of an option.
   return runProgram(process.env.PODHOST_SSH || 'ssh', [
     '-i', key, '-o', `CertificateFile=${certificate}`, '-o', 'IdentitiesOnly=yes',
-    '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR',
+    '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'GlobalKnownHostsFile=/dev/null',
+    '-o', `HostKeyAlias=${c.host_key_alias}`, '-o', 'CheckHostIP=no', '-o', 'UpdateHostKeys=no', '-o', 'LogLevel=ERROR',
     '-p', String(c.port), `${c.user}@${c.host}`, ...sshArgs,
   ]);
 }

@@ -10,7 +10,8 @@
 // Not documented, so chosen here: the SSH endpoint is read from runtime.ports (the entry private 22/tcp: its ip and
 // public port), else from ssh.direct (host, port), and only while the pod is RUNNING; a 404 means "no such pod" only
 // when its body is a JSON problem object (anything else is a wrong URL, not a lost pod: see `failure`).
-// Every failure is a ProviderRefused (4xx) or ProviderFailed (the rest) whose message never carries the key.
+// Every failure is a ProviderRefused (4xx) or ProviderFailed (the rest) whose message never carries the key, nor a
+// create's secret env values (PodSpec.secretEnv) should the provider quote them.
 import {
   ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type PodUpdate, type ProviderPod, type SshEndpoint,
 } from './types.js';
@@ -48,7 +49,8 @@ export function hostprovProvider(options: HostprovOptions): PodProvider {
       return text === null ? null : toProviderPod(parseJson(text));
     },
     async create(spec) {
-      return toProviderPod(parseJson(await api.call('POST', '/pods', createBody(spec))));
+      const secrets = (spec.secretEnv ?? []).map((name) => spec.env[name]).filter((value): value is string => !!value);
+      return toProviderPod(parseJson(await api.call('POST', '/pods', createBody(spec), secrets)));
     },
     async update(id, patch) {
       return toProviderPod(parseJson(await api.call('PATCH', podPath(id), updateBody(patch))));
@@ -93,7 +95,7 @@ class HostprovApi {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: HostprovOptions) {
-    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.base = options.baseUrl.replace(/(?<!\/)\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? HOSTPROV_TIMEOUT_MS;
     // Named in messages by host only: a URL may carry credentials in its user info or query.
     let host = 'HOSTPROV_API_URL';
@@ -101,11 +103,14 @@ class HostprovApi {
     this.host = host;
   }
 
-  /** The body of a 2xx answer, else the error the routes turn into 400 (ProviderRefused) or 424 (ProviderFailed). */
-  async call(method: string, path: string, body?: unknown): Promise<string> {
+  /**
+   * The body of a 2xx answer, else the error the routes turn into 400 (ProviderRefused) or 424 (ProviderFailed);
+   * `secrets` are cut from the provider's reason as the key is.
+   */
+  async call(method: string, path: string, body?: unknown, secrets: string[] = []): Promise<string> {
     const { status, text } = await this.send(method, path, body);
     if (status >= 200 && status < 300) return text;
-    throw this.failure(status, text);
+    throw this.failure(status, text, secrets);
   }
 
   /** Like `call`, but null when the provider has no such pod (its 404 problem object). */
@@ -116,13 +121,13 @@ class HostprovApi {
     throw this.failure(status, text);
   }
 
-  private failure(status: number, text: string): ProviderRefused | ProviderFailed {
+  private failure(status: number, text: string, secrets: string[] = []): ProviderRefused | ProviderFailed {
     if (status === 404 && !isProblem(text)) {
       // The API answers an unknown pod with a problem object; a bare 404 page means the URL is not the API's (and
       // must not make get answer "gone" or delete "done" for pods that still run and bill).
       return new ProviderFailed(`The pod provider's API was not found at ${this.host} (404): check HOSTPROV_API_URL (it should end in /v2)`);
     }
-    if (status >= 400 && status < 500) return new ProviderRefused(this.reason(text, status), status);
+    if (status >= 400 && status < 500) return new ProviderRefused(this.reason(text, status, secrets), status);
     if (status >= 300 && status < 400) return new ProviderFailed(`The pod provider answered a redirect (${status}): check HOSTPROV_API_URL`);
     return new ProviderFailed(`The pod provider failed (${status}); try again later`);
   }
@@ -143,8 +148,8 @@ class HostprovApi {
     }
   }
 
-  /** The provider's own words from its problem object: detail, then the validation errors; short, without the key. */
-  private reason(text: string, status: number): string {
+  /** The provider's own words from its problem object: detail, then the validation errors; short, without the key or `secrets`. */
+  private reason(text: string, status: number, secrets: string[]): string {
     let said = '';
     try {
       const problem = JSON.parse(text) as { detail?: unknown; title?: unknown; errors?: unknown; message?: unknown };
@@ -152,8 +157,9 @@ class HostprovApi {
       const errors = Array.isArray(problem.errors) ? problem.errors.filter((e) => typeof e === 'string') : [];
       said = [errors.length ? head?.replace(/\.\s*$/, '') : head, errors.join('; ')].filter(Boolean).join(': ');
     } catch { /* not JSON: no reason of its own */ }
-    const key = this.options.apiKey;
-    if (key) said = said.split(key).join('***'); // some APIs echo the key back
+    // Some APIs echo the key back, or a value of the body; a multi-line secret (a private key) line by line too.
+    const hidden = [this.options.apiKey, ...secrets, ...secrets.flatMap((s) => s.split('\n').map((line) => line.trim()).filter((line) => line.length >= 16))];
+    for (const value of hidden.filter(Boolean).sort((a, b) => b.length - a.length)) said = said.split(value).join('***');
     said = said.replace(/\s+/g, ' ').trim();
     if (!said) return `no reason given (HTTP ${status})`;
     return said.length > REASON_MAX_CHARS ? `${said.slice(0, REASON_MAX_CHARS - 1)}…` : said;

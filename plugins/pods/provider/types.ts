@@ -15,6 +15,8 @@ export interface PodSpec {
   /** A persistent volume (GPU pods only, 10 GB or more). */
   volume?: { sizeGb: number; mountPath: string };
   env: Record<string, string>;
+  /** Names in `env` whose values are secrets (the pod's host private key): a refusal that quotes them is cut. */
+  secretEnv?: string[];
   /** Exposed ports as `port/protocol`; 22/tcp is always among them (members connect over SSH). */
   ports: string[];
   /** Names this create on the pod it makes (ProviderPod.createId), so a pod made for an unanswered create is found. */

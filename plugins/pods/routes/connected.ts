@@ -10,7 +10,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union(
 
 const ConnectedOut = Type.Object({
   state: Type.Union([Type.Literal('known'), Type.Literal('unknown')]),
-  reason: Nullable(Type.String({ description: 'why the state is unknown: the pod is not running, SSH failed or timed out, or the pod has no podhost-login' })),
+  reason: Nullable(Type.String({ description: 'why the state is unknown: the pod\'s host key is unknown (made before host keys were certified: recreate it), the pod is not running, SSH failed or timed out (or another host answered at its address), or the pod has no podhost-login' })),
   sessions: Type.Array(Type.Object({
     username: Type.String({ description: 'the account on the pod (podhost_<username>), or the officer\'s PODHOST_USER' }),
     is_admin: Type.Boolean({ description: 'an officer\'s root shell' }),
@@ -33,6 +33,6 @@ export default (async (app) => {
   }, async (request) => {
     const org = request.org!;
     const pod = await findPod(request.em, org.id, request.params.pod_id);
-    return connectedSessions(services, request.em, org, pod.pod_id, request.log);
+    return connectedSessions(services, request.em, org, pod, request.log);
   });
 }) satisfies RoutesPlugin;

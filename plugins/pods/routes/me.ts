@@ -1,11 +1,14 @@
 // Member pod routes (spec "Member pod routes"): a member's session or CLI token (podhost:connect); each request checks
 // membership of the org's server. The running pods they may use, and a certificate for one of them: principal
-// gf-<pod_id>, 12 hours, a member's forced into podhost-login, an officer's root. Each connect is one connection row
-// and one audit entry, in one transaction.
+// gf-<pod_id>, 12 hours, a member's forced into podhost-login (no forwarding), an officer's root; with what checks the
+// pod's host (issue 38): the org's host CA and the name the pod's host certificate is for. A pod made before host
+// keys were certified is refused (409 host_key_unknown). Each connect is one connection row and one audit entry, in
+// one transaction.
 import { HttpError, OrgParams, Type, conflict, forbidden, type MachineCaller, type MemberCaller, type RoutesPlugin } from '@quad/core';
 import { issueCertificate, parsePublicKey, principalOf } from '../certificates.js';
 import { recordConnection } from '../connections.js';
-import { orgKeyPair } from '../keys.js';
+import { requireHostKey } from '../host-keys.js';
+import { ensureOrgKeys, orgKeyPair } from '../keys.js';
 import { askProvider, findPod, liveStatus, listPods, orgProvider, type PodRow } from '../pods.js';
 import { podUser, type PodUser } from '../pod-user.js';
 import { ConnectBody, ConnectOut, Errors, MePodOut, PodParams, ProviderErrors, memberOrCli } from '../schemas.js';
@@ -56,6 +59,7 @@ export default (async (app) => {
     const row = await findPod(request.em, org.id, request.params.pod_id);
     const user = await podUser(services, org, request.caller as MemberCaller | MachineCaller);
     if (!accessOf(row, user)) throw forbidden('You may not use this pod: ask an officer to add you to it', 'no_pod_access');
+    const hostKey = requireHostKey(row);
     const live = await liveStatus(await orgProvider(services, request.em, org.id), row.pod_id);
     if (!('pod' in live)) {
       if (live.status === 'UNKNOWN') throw new HttpError(424, `The pod's state could not be read: ${live.reason}`, 'provider_failed');
@@ -63,6 +67,7 @@ export default (async (app) => {
     }
     if (live.pod.status !== 'RUNNING' || !live.pod.ssh) throw conflict(`The pod is not running (${live.pod.status}): ask an officer to start it`, 'pod_not_running', { status: live.pod.status });
     const ca = await orgKeyPair(services, request.em, org.id, 'user_ca');
+    const hostCa = (await ensureOrgKeys(services, request.em, org.id)).host_ca;
     const isAdmin = user.isOfficer;
     const issued = issueCertificate({
       podId: row.pod_id, key, caPrivateKey: ca.privateKey, memberUsername: isAdmin ? null : user.username,
@@ -78,7 +83,7 @@ export default (async (app) => {
     return {
       pod_id: row.pod_id, host: live.pod.ssh.host, port: live.pod.ssh.port, user: 'root', username: user.username,
       user_folder: isAdmin ? ROOT_FOLDER : memberFolder(user.username), is_admin: isAdmin, principal: principalOf(row.pod_id),
-      certificate: issued.certificate, valid_after: issued.validFrom.toISOString(), valid_before: issued.validUntil.toISOString(),
+      certificate: issued.certificate, host_ca: hostCa, host_key_alias: hostKey.alias, valid_after: issued.validFrom.toISOString(), valid_before: issued.validUntil.toISOString(),
     };
   });
 }) satisfies RoutesPlugin;

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { OrgParams, Type, type RoutesPlugin } from '@quad/core';
 import { podSpec } from '../create-body.js';
-import { podImageEnv } from '../image-contract.js';
+import { makePodHostKey } from '../host-keys.js';
+import { SECRET_ENV, podImageEnv } from '../image-contract.js';
 import { ensureOrgKeys } from '../keys.js';
 import { recordLostCreate } from '../lost-creates.js';
 import { orgPodImage } from '../org-settings.js';
@@ -44,18 +45,20 @@ export default (async (app) => {
     const keys = await ensureOrgKeys(services, request.em, org.id);
     const access = { is_public: request.body.is_public ?? false, allowed_users: request.body.allowed_users ?? [] };
     const createId = randomUUID();
+    // The pod's host key, certified for this create alone (host-keys.ts): its private part goes to the provider only.
+    const hostKey = await makePodHostKey(services, request.em, org, createId);
     // A pod that may exist with no record here (lost-creates.ts), remembered outside the create's transaction.
     const lost = () => recordLostCreate(request.em.fork(), org.id, createId, spec.name);
     // The limit's lock is held while the provider makes the pod, so two creates cannot both take the last place.
     const row = await request.em.transactional(async (tx) => {
       await services.limits.reserve(tx, org.id, PODS_LIMIT);
-      const pod = await askProvider(() => provider.create({ ...spec, createId, env: { ...spec.env, ...podImageEnv(keys) } }).catch(async (err: unknown) => {
+      const pod = await askProvider(() => provider.create({ ...spec, createId, env: { ...spec.env, ...podImageEnv(keys, hostKey) }, secretEnv: SECRET_ENV }).catch(async (err: unknown) => {
         // No answer it could read: the provider may make the pod all the same.
         if (err instanceof ProviderFailed) await lost();
         throw err;
       }));
       try {
-        const made = await insertPod(tx, org.id, pod, spec, access, request.caller?.actor ?? null);
+        const made = await insertPod(tx, org.id, pod, spec, access, request.caller?.actor ?? null, hostKey);
         await request.audit(tx, 'podhost.pod_created', { pod_id: pod.id, name: spec.name, kind: spec.cpu ? 'cpu' : 'gpu' });
         await services.emit(tx, { orgId: org.id, kind: 'podhost.pod_created', title: `Pod ${spec.name} created`, data: { pod_id: pod.id, name: spec.name } });
         return { made, pod };

@@ -1,8 +1,11 @@
 // The service's SSH to a pod (spec "File routes", "Officer pod routes": the connected route): ssh2's Client logs in
-// as root with the org's backend key (OpenSSH private key text). Host keys of pods are not checked (spec): a pod's
-// host key is made by its image at each start and nothing could vouch for it. Every operation has a time limit that
-// covers connecting too; any failure of the connection becomes PodSshFailed with a short message naming no address.
-import { Client, type ClientChannel, type SFTPWrapper } from 'ssh2';
+// as root with the org's backend key (OpenSSH private key text), to a host that proves it holds the pod's own host
+// key (issue 38). ssh2 cannot negotiate OpenSSH host certificates (its host key algorithms are plain keys only), so
+// rather than checking the certificate against the org's host CA, it pins the exact host public key Quad certified
+// at the pod's create (host-keys.ts) and negotiates only that key's algorithm: any other key is refused before the
+// login is sent. Every operation has a time limit that covers connecting too; any failure of the connection becomes
+// PodSshFailed with a short message naming no address.
+import { Client, type ClientChannel, type ServerHostKeyAlgorithm, type SFTPWrapper } from 'ssh2';
 import { PodSshFailed } from './errors.js';
 
 export interface PodLogin {
@@ -10,6 +13,8 @@ export interface PodLogin {
   port: number;
   /** The org's backend private key, OpenSSH text. */
   privateKey: string;
+  /** The pod's certified host public key (`ssh-ed25519 AAAA…`): the only host key accepted. */
+  hostKey: string;
   /** Longest wait for the connection, the handshake and the login (PODHOST_SSH_CONNECT_TIMEOUT_MS). Default: CONNECT_TIMEOUT_MS. */
   connectTimeoutMs?: number;
 }
@@ -58,9 +63,13 @@ export class PodSession {
       const onError = (err: Error) => { this.client.removeListener('ready', onReady); reject(connectionFailure(err)); };
       const onReady = () => { this.client.removeListener('error', onError); resolve(); };
       this.client.once('error', onError).once('ready', onReady);
+      const pinned = pinnedHostKey(login.hostKey);
       this.client.connect({
         host: login.host, port: login.port, username: 'root', privateKey: login.privateKey,
-        hostVerifier: () => true, readyTimeout: login.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        algorithms: { serverHostKey: [pinned.algorithm] },
+        // ssh2 has checked the host's signature of the handshake with this key before asking.
+        hostVerifier: (key: Buffer) => key.equals(pinned.blob),
+        readyTimeout: login.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       });
     });
   }
@@ -152,9 +161,22 @@ export async function withinLimit<T>(task: Promise<T>, limitMs: number, onTimeou
   }
 }
 
+/** A host public key's algorithm and wire form (its base64 part), from its OpenSSH text. */
+export function pinnedHostKey(text: string): { algorithm: ServerHostKeyAlgorithm; blob: Buffer } {
+  const [algorithm, base64] = text.trim().split(/\s+/);
+  const blob = Buffer.from(base64 ?? '', 'base64');
+  // The wire form starts with its own type (RFC 4253 §6.6): a pinned key must be the key it says it is.
+  if (!algorithm || blob.length < 4 || blob.subarray(4, 4 + blob.readUInt32BE(0)).toString() !== algorithm) throw new Error('not an OpenSSH public key');
+  return { algorithm: algorithm as ServerHostKeyAlgorithm, blob };
+}
+
 /** ssh2's error as a short sentence: its own message names the address (e.g. `connect ECONNREFUSED 10.0.0.5:22`). */
 function connectionFailure(err: Error & { level?: string; code?: string }): PodSshFailed {
   if (err.level === 'client-authentication') return new PodSshFailed('The pod refused the service\'s SSH key', 'auth', { cause: err });
+  // The host offered another key (verification failed), or none of the pinned key's algorithm.
+  if (err.level === 'handshake' && /Host denied|no matching host key/i.test(err.message)) {
+    return new PodSshFailed('The pod\'s SSH host key is not the one Quad certified for it (another host may be answering at its address)', 'host_key', { cause: err });
+  }
   if (err.level === 'client-timeout') return new PodSshFailed('The pod did not finish the SSH handshake in time', 'timeout', { cause: err });
   if (err.code === 'ECONNREFUSED') return new PodSshFailed('The pod refused the SSH connection', 'connect', { cause: err });
   if (err.code === 'ECONNRESET') return new PodSshFailed('The pod closed the SSH connection', 'lost', { cause: err });

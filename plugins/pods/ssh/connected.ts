@@ -1,12 +1,14 @@
 // Who is connected to a pod now (spec "Officer pod routes": GET /pods/<pod_id>/members/connected). One SSH command
 // within 5 seconds reads the pod's sessions (sessions.ts); each username maps to the member who last got a
 // certificate with it for the pod (compute_connections); names come from the org's Discord server for at most 50
-// members. The answer is always one: `unknown` with a reason when the pod is not running, SSH fails or is too slow,
-// or the pod has no podhost-login; names stay null when Discord cannot say.
+// members. The answer is always one: `unknown` with a reason when the pod's host key is unknown (made before host
+// keys were certified), the pod is not running, SSH fails or is too slow (or another host answers at its address), or
+// the pod has no podhost-login; names stay null when Discord cannot say.
 import type { CoreServices, EntityManager, OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { namesOf } from '../members.js';
-import { liveStatus, orgProvider } from '../pods.js';
+import { HOST_KEY_UNKNOWN, knownHostKey } from '../host-keys.js';
+import { liveStatus, orgProvider, type PodRow } from '../pods.js';
 import { withPodSsh } from './client.js';
 import { PodSshFailed } from './errors.js';
 import { loginFor, runningAddress } from './pod-login.js';
@@ -28,11 +30,14 @@ export interface Connected {
 
 const unknown = (reason: string): Connected => ({ state: 'unknown', reason, sessions: [] });
 
-/** The pod's connected sessions; the caller has checked that the pod is the org's. */
-export async function connectedSessions(services: CoreServices, em: EntityManager, org: OrgSnapshot, podId: string, log: FastifyBaseLogger): Promise<Connected> {
+/** The pod's connected sessions; the caller has read the pod's row (so it is the org's). */
+export async function connectedSessions(services: CoreServices, em: EntityManager, org: OrgSnapshot, pod: PodRow, log: FastifyBaseLogger): Promise<Connected> {
+  const podId = pod.pod_id;
+  const hostKey = knownHostKey(pod);
+  if (!hostKey) return unknown(HOST_KEY_UNKNOWN);
   const running = runningAddress(await liveStatus(await orgProvider(services, em, org.id), podId));
   if ('notRunning' in running) return unknown(running.notRunning);
-  const login = await loginFor(services, em, org.id, running.address);
+  const login = await loginFor(services, em, org.id, running.address, hostKey);
 
   let output: string;
   try {

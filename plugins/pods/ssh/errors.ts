@@ -4,8 +4,8 @@
 
 export class PodSshFailed extends Error {
   override name = 'PodSshFailed';
-  /** `timeout` when the time limit ran out; the rest are failures of the connection. */
-  constructor(message: string, readonly kind: 'connect' | 'auth' | 'timeout' | 'lost' = 'connect', options?: { cause?: unknown }) {
+  /** `timeout` when the time limit ran out; `host_key` when the host is not the pod (its host key is not the certified one); the rest are failures of the connection. */
+  constructor(message: string, readonly kind: 'connect' | 'auth' | 'timeout' | 'lost' | 'host_key' = 'connect', options?: { cause?: unknown }) {
     super(message, options);
   }
 }

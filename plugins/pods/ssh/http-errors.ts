@@ -1,5 +1,6 @@
-// SSH and SFTP failures as the file routes answer them (spec "Errors"): the connection failing is 502, a refused
-// operation on a path its 4xx. The cause of a 502 (which names the pod's address) goes to the log, not the answer.
+// SSH and SFTP failures as the file routes answer them (spec "Errors"): the connection failing is 502 (`ssh_failed`;
+// `host_key_mismatch` when the host at the pod's address is not the pod), a refused operation on a path its 4xx. The
+// cause of a 502 (which names the pod's address) goes to the log, not the answer.
 import { HttpError } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { PodFileError, PodSshFailed, type PodFileProblem } from './errors.js';
@@ -19,7 +20,7 @@ const ANSWERS: Record<PodFileProblem, [status: number, reason: string]> = {
 export function podFileError(err: unknown, log: FastifyBaseLogger): unknown {
   if (err instanceof PodSshFailed) {
     log.warn({ err: err.cause ?? err }, 'podhost: SSH to a pod failed');
-    return new HttpError(502, `SSH to the pod failed: ${err.message}`, 'ssh_failed');
+    return new HttpError(502, `SSH to the pod failed: ${err.message}`, err.kind === 'host_key' ? 'host_key_mismatch' : 'ssh_failed');
   }
   if (err instanceof PodFileError) {
     const [status, reason] = ANSWERS[err.problem];

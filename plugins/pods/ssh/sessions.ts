@@ -34,7 +34,8 @@ export type SessionsReading = { podhostLogin: false } | { podhostLogin: true; se
 /** Linux account names as podhost-login makes them (podUsername: Discord usernames, or id-<chat user id>). */
 const USERNAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const MEMBER_PROCESS = /^su - podhost_(\S+)(?:\s|$)/;
-const PROCESS_LINE = /^\s*(\d+)\s+(\d+)\s+(.*)$/;
+// The arguments start at a non-space, so `\s+` and them cannot share spaces (`\s+(.*)$` tried every split).
+const PROCESS_LINE = /^\s*(\d+)\s+(\d+)\s+(\S.*)?$/;
 
 /** The sessions in SESSIONS_COMMAND's output, longest-running first within each username. */
 export function parseSessions(output: string): SessionsReading {
@@ -43,7 +44,7 @@ export function parseSessions(output: string): SessionsReading {
   const split = lines.indexOf(ENVIRON_MARK);
   const processes = (split === -1 ? lines : lines.slice(0, split)).flatMap((line) => {
     const m = PROCESS_LINE.exec(line);
-    return m ? [{ pid: m[1], seconds: Number(m[2]), args: m[3] }] : [];
+    return m ? [{ pid: m[1], seconds: Number(m[2]), args: m[3] ?? '' }] : [];
   });
   const officers = new Map<string, string>();
   for (const line of split === -1 ? [] : lines.slice(split + 1)) {

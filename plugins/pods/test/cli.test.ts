@@ -1,10 +1,13 @@
 // The podhost CLI as members run it: the installed launcher (bin/podhost.js, the built CLI) in its own process, over
 // real HTTP to Quad, signing in through the org's page, and the system `ssh` with its certificate into a real sshd
 // that keeps the pod image contract (test/fakes/pod-ssh). Officers land as root; a member's certificate is forced
-// into podhost-login, whose session the connected route then sees. Clear errors for an expired token, a stopped pod
-// and no access.
-import t from 'tap';
+// into podhost-login, whose session the connected route then sees. A member's `ssh -N -L` and `-R` reach nothing
+// on the pod (issue 38: the certificate permits no forwarding), an officer's forward bytes. ssh accepts only the
+// pod's host certificate from the org's host CA: a host with its own key, or with another pod's certified key, at
+// the pod's address is refused. Clear errors for an expired token, a stopped pod and no access.
+import t, { type Test } from 'tap';
 import { execFile, spawn } from 'node:child_process';
+import { connect as dial, createServer, type Socket } from 'node:net';
 import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -116,6 +119,144 @@ t.test('a member lands in podhost-login, and the connected route sees the sessio
   t.equal(connected.state, 'known', stderr);
   t.match(connected.sessions, [{ username: w.member.username, is_admin: false, chat_user_id: w.member.id }]);
   t.match(stderr, new RegExp(`${w.member.username} on ${shared} .*your folder: /workspace/${w.member.username}`));
+});
+
+/** A service on the pod's side (the fake pod shares this machine's network and /tmp): a TCP port or a Unix socket. */
+interface PodService { port: number; reached: Promise<void>; received: Promise<string>; connections(): number }
+async function podService(t: Test, path?: string): Promise<PodService> {
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  let reach!: () => void;
+  let receive!: (text: string) => void;
+  const reached = new Promise<void>((resolve) => { reach = resolve; });
+  const received = new Promise<string>((resolve) => { receive = resolve; });
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket.on('error', () => {}));
+    reach();
+    socket.once('data', (data) => receive(data.toString()));
+  });
+  await new Promise<void>((resolve) => (path ? server.listen(path, resolve) : server.listen(0, '127.0.0.1', resolve)));
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { port: path ? 0 : (server.address() as { port: number }).port, reached, received, connections: () => connections };
+}
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `connect <pod> -- -v -N <args>` kept running: waits for lines of ssh's verbose log; stopped at the test's end. */
+function forwarding(t: Test, cli: Cli, args: string[]) {
+  const child = cli.start(['connect', shared, '--', '-v', '-N', ...args]);
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  child.stdout!.resume();
+  t.teardown(() => { child.kill(); return exited; });
+  const changed = () => new Promise<void>((resolve) => { child.stderr!.once('data', () => resolve()); exited.then(resolve); });
+  child.stderr!.on('data', (d) => { stderr += d; });
+  return {
+    /** Resolves once ssh's log matches; fails when ssh ends first. */
+    async until(pattern: RegExp): Promise<string> {
+      while (!pattern.test(stderr)) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`ssh ended before ${pattern}:\n${stderr}`);
+        await changed();
+      }
+      return stderr;
+    },
+  };
+}
+
+/**
+ * Opens a connection to a local forward and sends a byte: `refused` when ssh closes it (the pod refused the channel),
+ * `reached` when the service on the pod's side got a connection instead. The connection stays open until the test
+ * ends, so the byte is never raced by its close.
+ */
+async function through(t: Test, port: number, service: PodService): Promise<'refused' | 'reached'> {
+  const socket = dial(port, '127.0.0.1').on('error', () => {});
+  t.teardown(() => { socket.destroy(); });
+  socket.write('x');
+  const closed = new Promise<'refused'>((resolve) => socket.once('close', () => resolve('refused')));
+  return Promise.race([closed, service.reached.then(() => 'reached' as const)]);
+}
+
+/** Whether something listens on the port (the fake pod's -R listeners would be on this machine's loopback). */
+const listening = (port: number) => new Promise<boolean>((resolve) => {
+  const socket = dial(port, '127.0.0.1');
+  socket.once('connect', () => { socket.destroy(); resolve(true); }).once('error', () => resolve(false));
+});
+
+const localForward = (port: number) => new RegExp(`Local forwarding listening on 127\\.0\\.0\\.1 port ${port}\\.`);
+/** ssh's log line for the pod's answer to a -R request. */
+const remoteForward = (port: number, outcome = '(success|failure)') => new RegExp(`remote forward ${outcome} for: listen (127\\.0\\.0\\.1:)?${port},`);
+
+/** -L to a TCP port and to a Unix socket on the pod, -R from the pod back to `back`: once ssh has set them up. */
+async function forwards(t: Test, cli: Cli) {
+  const service = await podService(t);
+  const back = await podService(t);
+  const socketDir = await mkdtemp(join(tmpdir(), 'quad-pod-socket-'));
+  t.teardown(() => rm(socketDir, { recursive: true, force: true }));
+  const rootSocket = await podService(t, join(socketDir, 'runtime.sock'));
+  const [tcpLocal, socketLocal, remote] = [await freePort(), await freePort(), await freePort()];
+  const ssh = forwarding(t, cli, [
+    '-L', `${tcpLocal}:127.0.0.1:${service.port}`, '-L', `${socketLocal}:${join(socketDir, 'runtime.sock')}`,
+    '-R', `127.0.0.1:${remote}:127.0.0.1:${back.port}`,
+  ]);
+  await ssh.until(localForward(tcpLocal));
+  await ssh.until(localForward(socketLocal));
+  const log = await ssh.until(remoteForward(remote));
+  return { ssh, log, service, back, rootSocket, tcpLocal, socketLocal, remote };
+}
+
+t.test('a member\'s certificate forwards nothing: ssh -N -L (TCP or a root-only Unix socket) and -R reach nothing on the pod', async (t) => {
+  const f = await forwards(t, memberCli);
+  t.match(f.log, remoteForward(f.remote, 'failure'), '-R: the pod refused to listen');
+  t.equal(await listening(f.remote), false, 'nothing listens on the pod for the member');
+  const tcp = await through(t, f.tcpLocal, f.service);
+  const socket = await through(t, f.socketLocal, f.rootSocket);
+  t.equal(tcp, 'refused', '-L to a TCP port on the pod: refused');
+  t.equal(socket, 'refused', '-L to a Unix socket on the pod: refused');
+  // sshd's answers, as ssh logs them: the TCP channel for the certificate, the socket for the certificate and the contract.
+  if (tcp === 'refused' && socket === 'refused') await f.ssh.until(/open failed: administratively prohibited[\s\S]*direct-streamlocal[\s\S]*open failed/);
+  t.equal(f.service.connections() + f.rootSocket.connections() + f.back.connections(), 0, 'nothing reached a service on either side');
+});
+
+t.test('an officer\'s certificate still forwards TCP both ways (not Unix sockets: the image contract)', async (t) => {
+  const f = await forwards(t, officerCli);
+  t.match(f.log, remoteForward(f.remote, 'success'));
+  t.equal(await through(t, f.socketLocal, f.rootSocket), 'refused', 'AllowStreamLocalForwarding no');
+  t.equal(f.rootSocket.connections(), 0);
+  t.equal(await through(t, f.tcpLocal, f.service), 'reached', '-L reaches the pod\'s port');
+  t.equal(await f.service.received, 'x', 'and a byte goes through');
+  const fromPod = dial(f.remote, '127.0.0.1').on('error', () => {});
+  t.teardown(() => { fromPod.destroy(); });
+  fromPod.write('y');
+  t.equal(await f.back.received, 'y', '-R: a byte from the pod\'s side comes back');
+});
+
+t.test('ssh accepts only the pod\'s certified host: its own host key, or another pod\'s certified one, at the pod\'s address is refused', async (t) => {
+  const hostCa = (await w.sql('select public_key from compute_keys where organization_id = ? and kind = ?', [org.id, 'host_ca']))[0].public_key;
+  t.equal(await readFile(join(officerCli.home, 'known_hosts'), 'utf8'), `@cert-authority * ${hostCa}\n`, 'the CLI\'s own known_hosts trusts the org\'s host CA');
+  t.teardown(() => fake.publishSshAt({ host: pod.host, port: pod.port }));
+  for (const [name, hostKey] of [['its own host key', 'fresh'], ['another pod\'s certified host key', { of: closed }]] as const) {
+    // The impostor trusts the org's keys as the pod does: only the host check stands between it and the session.
+    const impostor = await servePod(fake, shared, { hostKey });
+    const res = await officerCli.run(['connect', shared, '--', 'echo', 'reached-the-impostor']);
+    await impostor.close();
+    t.not(res.code, 0, `${name}: refused`);
+    t.notMatch(res.stdout, /reached-the-impostor/, `${name}: no command ran`);
+    t.match(res.stderr, /Host key verification failed/, name);
+  }
+  fake.publishSshAt({ host: pod.host, port: pod.port });
+  const back = await officerCli.run(['connect', shared, '--', 'echo', 'the-pod-again']);
+  t.equal(back.stdout, 'the-pod-again\n', back.stderr);
 });
 
 t.test('clear errors: no access, a stopped pod, an expired sign-in, logout', async (t) => {

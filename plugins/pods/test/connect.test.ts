@@ -1,6 +1,8 @@
-// Keys, certificates and the member routes: the org's key pairs (made once, at the first pod, sealed), the pod image
-// contract's environment, a member's and an officer's certificate as OpenSSH reads it (ssh-keygen -L), access, the
-// states that refuse a certificate, connection rows and their 90 days, the CLI sign-in and its token.
+// Keys, certificates and the member routes: the org's key pairs (made once, at the first pod, sealed; host_ca made
+// later for an org that lacks it), the pod image contract's environment with each pod's certified host key (a secret
+// no answer carries), a member's (no forwarding) and an officer's certificate as OpenSSH reads it (ssh-keygen -L),
+// what the connect route gives to check the pod's host, access, the states that refuse a certificate (a pod made
+// before host keys were certified among them), connection rows and their 90 days, the CLI sign-in and its token.
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -32,6 +34,18 @@ async function describe(certificate: string): Promise<string> {
   return (await run('ssh-keygen', ['-L', '-f', file])).stdout;
 }
 
+/** The SHA256 fingerprint ssh-keygen gives a public key. */
+async function fingerprint(publicKey: string): Promise<string> {
+  return (await runWithInput('ssh-keygen', ['-l', '-f', '-'], publicKey)).split(' ')[1]!;
+}
+/** The public half of an OpenSSH private key, as ssh-keygen -y derives it (type and base64, no comment). */
+async function publicOf(privateKey: string): Promise<string> {
+  const file = join(dir, `key-${Math.random().toString(36).slice(2)}`);
+  await writeFile(file, privateKey, { mode: 0o600 });
+  return (await run('ssh-keygen', ['-y', '-f', file])).stdout.trim().split(' ').slice(0, 2).join(' ');
+}
+const escape = (text: string) => text.replace(/[+/.*?()[\]{}|^$\\]/g, '\\$&');
+
 const memberPublicKey = await memberKey('member');
 let shared = '';
 let privateOnly = '';
@@ -41,20 +55,59 @@ t.test('the first pods make the org\'s keys once, and every pod gets the image c
   t.same(made.map((r) => r.statusCode), [201, 201]);
   [shared, privateOnly] = made.map((r) => r.json().pod_id);
   const keys = await w.sql('select kind, public_key, private_key_sealed from compute_keys where organization_id = ? order by kind', [org.id]);
-  t.same(keys.map((k) => k.kind), ['backend', 'user_ca'], 'one pair of each kind, though two first pods raced');
+  t.same(keys.map((k) => k.kind), ['backend', 'host_ca', 'user_ca'], 'one pair of each kind, though two first pods raced');
   for (const key of keys) {
     t.match(key.public_key, /^ssh-ed25519 AAAA/);
     t.notMatch(key.private_key_sealed, /PRIVATE KEY|AAAA/, 'the private part is sealed');
   }
+  const [backend, hostCa, userCa] = keys.map((k) => k.public_key as string);
+  const rows = await w.sql<{ pod_id: string; host_key_alias: string; host_public_key: string }>('select pod_id, host_key_alias, host_public_key from compute_pods where organization_id = ?', [org.id]);
   for (const pod of fake.pods) {
-    t.equal(pod.env.PODHOST_SSH_PUBLIC_KEY, keys[0].public_key);
-    t.equal(pod.env.PODHOST_SSH_CA_PUBLIC_KEY, keys[1].public_key);
-    t.equal(pod.env.PODHOST_SETUP, '1');
+    t.equal(pod.env.PODHOST_SSH_PUBLIC_KEY, backend);
+    t.equal(pod.env.PODHOST_SSH_CA_PUBLIC_KEY, userCa);
+    t.equal(pod.env.PODHOST_SETUP, '2');
+    // The pod's host key: certified by the org's host CA for this create's name alone, its public part on the row.
+    const row = rows.find((r) => r.pod_id === pod.id)!;
+    t.equal(row.host_key_alias, `podhost-${pod.env.PODHOST_CREATE_ID}`);
+    t.match(pod.env.PODHOST_SSH_HOST_KEY, /^-----BEGIN OPENSSH PRIVATE KEY-----\n[\s\S]+\n-----END OPENSSH PRIVATE KEY-----\n?$/);
+    t.equal(await publicOf(pod.env.PODHOST_SSH_HOST_KEY!), row.host_public_key.split(' ').slice(0, 2).join(' '), 'the row pins the public half of the key the pod serves');
+    const read = await describe(pod.env.PODHOST_SSH_HOST_CERTIFICATE!);
+    t.match(read, /Type: ssh-ed25519-cert-v01@openssh.com host certificate/);
+    t.match(read, new RegExp(`Public key: ED25519-CERT ${escape(await fingerprint(row.host_public_key))}`), 'for the pinned key');
+    t.match(read, new RegExp(`Signing CA: ED25519 ${escape(await fingerprint(hostCa!))}`), 'signed by the org\'s host CA');
+    t.match(read, new RegExp(`Principals: \n\\s+${row.host_key_alias}\n\\s+Critical`), 'one principal: the pod\'s name');
+    t.match(read, /Valid: from \d{4}-\d\d-\d\dT[\d:]+ to 9999-12-31T/);
   }
+  t.equal(new Set(rows.map((r) => r.host_key_alias)).size, 2);
+  t.equal(new Set(rows.map((r) => r.host_public_key)).size, 2, 'each pod its own host key');
   t.same((await officer('GET', `/pods/${shared}`)).json().env_names, [], 'the contract\'s variables are not the officer\'s env');
   const again = await officer('POST', '/pods', { gpu_type_id: 'RTX', name: 'pod3' });
-  t.equal(fake.pods.at(-1)!.env.PODHOST_SSH_CA_PUBLIC_KEY, keys[1].public_key, 'a later pod trusts the same CA');
+  t.equal(fake.pods.at(-1)!.env.PODHOST_SSH_CA_PUBLIC_KEY, userCa, 'a later pod trusts the same CA');
+  // The host private key is the pod's alone: no answer carries it.
+  const secrets = fake.pods.map((p) => p.env.PODHOST_SSH_HOST_KEY!);
+  const answers = { 'the creates': [...made, again], 'GET /pods': [await officer('GET', '/pods')], 'GET /pods/<pod_id>': [await officer('GET', `/pods/${shared}`)], 'PUT /pods/<pod_id>': [await officer('PUT', `/pods/${shared}`, { is_public: true })] };
+  for (const [name, list] of Object.entries(answers)) {
+    for (const res of list) {
+      t.notMatch(res.body, /PRIVATE KEY|PODHOST_SSH_HOST_KEY/, `${name}: no host private key`);
+      t.notOk(secrets.some((secret) => res.body.includes(secret.split('\n')[1]!)), `${name}: not a line of it`);
+    }
+  }
   t.equal((await officer('POST', `/pods/${again.json().pod_id}/action`, { action: 'terminate' })).statusCode, 200);
+});
+
+t.test('an org whose keys predate the host CA gets one at its next need; the others stay', async (t) => {
+  const before = await w.sql('select kind, public_key, private_key_sealed from compute_keys where organization_id = ? order by kind', [org.id]);
+  await w.sql(`delete from compute_keys where organization_id = ? and kind = 'host_ca'`, [org.id]);
+  const made = await officer('POST', '/pods', { gpu_type_id: 'RTX', name: 'pod4' });
+  t.equal(made.statusCode, 201, made.body);
+  const after = await w.sql('select kind, public_key, private_key_sealed from compute_keys where organization_id = ? order by kind', [org.id]);
+  t.same(after.map((k) => k.kind), ['backend', 'host_ca', 'user_ca']);
+  t.same([after[0], after[2]], [before[0], before[2]], 'backend and user_ca unchanged');
+  t.not(after[1].public_key, before[1].public_key, 'a new host CA');
+  t.match(await describe(fake.pods.at(-1)!.env.PODHOST_SSH_HOST_CERTIFICATE!), new RegExp(`Signing CA: ED25519 ${escape(await fingerprint(after[1].public_key))}`));
+  t.equal((await officer('POST', `/pods/${made.json().pod_id}/action`, { action: 'terminate' })).statusCode, 200);
+  // The pods made above were certified by the host CA just replaced: it comes back for the tests below.
+  await w.sql(`update compute_keys set public_key = ?, private_key_sealed = ? where organization_id = ? and kind = 'host_ca'`, [before[1].public_key, before[1].private_key_sealed, org.id]);
 });
 
 t.test('a member\'s certificate: one pod, 12 hours, forced into podhost-login', async (t) => {
@@ -69,10 +122,15 @@ t.test('a member\'s certificate: one pod, 12 hours, forced into podhost-login', 
   t.match(read, /Type: ssh-ed25519-cert-v01@openssh.com user certificate/);
   t.match(read, new RegExp(`Principals: \\n\\s+gf-${shared}\\n`));
   t.match(read, new RegExp(`force-command /usr/local/bin/podhost-login ${w.member.username}\\n`));
-  t.match(read, /Extensions: \n\s+permit-port-forwarding\n\s+permit-pty\n/);
+  t.match(read, /Extensions: \n\s+permit-pty\n\n?$/, 'a terminal only: no port, agent or X11 forwarding');
+  t.notMatch(read, /forwarding/);
   const ca = (await w.sql('select public_key from compute_keys where organization_id = ? and kind = ?', [org.id, 'user_ca']))[0].public_key;
-  const caFingerprint = (await runWithInput('ssh-keygen', ['-l', '-f', '-'], ca)).split(' ')[1];
-  t.match(read, new RegExp(`Signing CA: ED25519 ${caFingerprint.replace(/[+/]/g, '\\$&')}`), 'signed by the org\'s user CA');
+  t.match(read, new RegExp(`Signing CA: ED25519 ${escape(await fingerprint(ca))}`), 'signed by the org\'s user CA');
+  // What checks the pod's host: the org's host CA, for the name on the pod's host certificate.
+  const [pod] = await w.sql('select host_key_alias from compute_pods where organization_id = ? and pod_id = ?', [org.id, shared]);
+  const hostCa = (await w.sql('select public_key from compute_keys where organization_id = ? and kind = ?', [org.id, 'host_ca']))[0].public_key;
+  t.match(body, { host_ca: hostCa, host_key_alias: pod.host_key_alias });
+  t.match(body.host_key_alias, /^podhost-[0-9a-f-]{36}$/);
 
   const rows = await w.sql('select pod_id, chat_user_id, username, is_admin from compute_connections where organization_id = ?', [org.id]);
   t.same(rows, [{ pod_id: shared, chat_user_id: w.member.id, username: w.member.username, is_admin: false }]);
@@ -88,7 +146,8 @@ t.test('an officer gets root with no forced command, on any pod of the org', asy
   t.match(res.json(), { is_admin: true, user_folder: '/workspace' });
   const read = await describe(res.json().certificate);
   t.match(read, /Critical Options: \(none\)/);
-  t.match(read, /permit-agent-forwarding/);
+  t.match(read, /Extensions: \n\s+permit-X11-forwarding\n\s+permit-agent-forwarding\n\s+permit-port-forwarding\n\s+permit-pty\n\s+permit-user-rc\n/, 'OpenSSH\'s defaults');
+  t.match(res.json(), { host_key_alias: /^podhost-/, host_ca: /^ssh-ed25519 / });
   const listed = (await asMember('GET', '/me/pods', undefined, cookie)).json().pods;
   t.same(listed.map((p: { pod_id: string; access: string }) => [p.pod_id, p.access]).sort(), [[shared, 'officer'], [privateOnly, 'officer']].sort());
 });
@@ -123,6 +182,14 @@ t.test('refusals: a bad key, a stopped or gone pod, a member who left, no creden
   t.equal((await asMember('POST', `/me/pods/${shared}/connect`, { public_key: memberPublicKey })).statusCode, 424);
   fake.remove(privateOnly);
   t.match((await asMember('POST', `/me/pods/${privateOnly}/connect`, { public_key: memberPublicKey })).json(), { reason: 'pod_gone' });
+
+  // A pod made before host keys were certified: its host cannot be checked, so no certificate for it.
+  const saved = (await w.sql('select host_key_alias, host_public_key from compute_pods where organization_id = ? and pod_id = ?', [org.id, shared]))[0];
+  await w.sql('update compute_pods set host_key_alias = null, host_public_key = null where organization_id = ? and pod_id = ?', [org.id, shared]);
+  const unchecked = await asMember('POST', `/me/pods/${shared}/connect`, { public_key: memberPublicKey });
+  await w.sql('update compute_pods set host_key_alias = ?, host_public_key = ? where organization_id = ? and pod_id = ?', [saved.host_key_alias, saved.host_public_key, org.id, shared]);
+  t.equal(unchecked.statusCode, 409);
+  t.match(unchecked.json(), { reason: 'host_key_unknown', error: /recreate the pod/ });
 
   const leaver = discord.addUser({ username: 'leaver' });
   discord.addMember(w.guildId, leaver.id);

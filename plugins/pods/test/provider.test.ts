@@ -211,6 +211,16 @@ t.test('a refusal carries the provider\'s own reason, short', async (t) => {
   fake.refuseNext(400, `your key ${KEY} is not allowed here`);
   const echoed = await refused(t, provider.list());
   t.equal(echoed.reason, 'your key *** is not allowed here', 'a reason that echoes the key is masked');
+
+  // A create's secret env values (the pod's host private key) are masked as the key is, whole or a line of them.
+  const hostKey = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n';
+  const secretSpec: PodSpec = { ...GPU_SPEC, env: { ...GPU_SPEC.env, PODHOST_SSH_HOST_KEY: hostKey }, secretEnv: ['PODHOST_SSH_HOST_KEY'] };
+  fake.refuseNext(400, `env PODHOST_SSH_HOST_KEY is too long: ${hostKey}`);
+  const whole = await refused(t, provider.create(secretSpec));
+  t.equal(whole.reason, 'env PODHOST_SSH_HOST_KEY is too long: ***');
+  fake.refuseNext(400, `bad line: b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW`);
+  t.equal((await refused(t, provider.create(secretSpec))).reason, 'bad line: ***');
+  t.notMatch(JSON.stringify(fake.requests.at(-1)!.body), /secretEnv/, 'secretEnv is not sent');
   t.same(fake.pods, [], 'nothing was created');
 });
 
@@ -263,7 +273,7 @@ t.test('no error message carries the API key, nor a stack', async (t) => {
   t.ok(seen.some((e) => e instanceof ProviderRefused) && seen.some((e) => e instanceof ProviderFailed), 'the tests above saw both kinds');
   for (const err of seen) {
     t.notOk(err.message.includes(KEY), err.message);
-    t.notMatch(err.message, /\n\s+at /);
+    t.notMatch(err.message, /\n +at /);
     if (err instanceof ProviderRefused) t.notOk(err.reason.includes(KEY));
   }
 });

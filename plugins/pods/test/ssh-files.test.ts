@@ -1,8 +1,10 @@
 // The file routes against a real sshd acting as the pod (test/fakes/pod-ssh) behind the fake provider: list, read,
 // write, download, upload, mkdir, rename and delete over SFTP as root with the org's backend key; the size limits
-// (413), path checks (400, the protected folders after normalising), a stopped pod (409), SSH failing (502, no
-// address in the answer), an unknown pod (404) and another org's officer (403). Files live in the fake pod's own
-// temporary folder, which this test also reads and writes directly (the sshd runs on this machine).
+// (413), path checks (400, the protected folders after normalising), a stopped pod (409), another host at the pod's
+// address (502 host_key_mismatch: the service pins the host key certified for the pod), a pod made before host keys
+// were certified (409 host_key_unknown), SSH failing (502, no address in the answer), an unknown pod (404) and another
+// org's officer (403). Files live in the fake pod's own temporary folder, which this test also reads and writes
+// directly (the sshd runs on this machine).
 import { chmod, chown, lstat, mkdir, readFile, readdir, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -238,6 +240,37 @@ t.test('a stopped pod is 409; an unknown pod 404; only the org\'s officers', asy
     t.equal((await call(method, url, body, stranger)).statusCode, 403, `another org's officer: ${method} ${url}`);
     t.equal((await w.call({ method, url: `/api/compute/${org.prefix}${url}`, cookie: w.memberCookie, body })).statusCode, 401, `a member: ${method} ${url}`);
   }
+});
+
+t.test('another host at the pod\'s address is refused before the login: its own host key, or another pod\'s certified one', async (t) => {
+  const dir = await folder('impostor');
+  await writeFile(join(dir, 'secret.txt'), 'only-on-the-pod');
+  const other = await w.createPod();
+  t.teardown(() => fake.publishSshAt({ host: pod.host, port: pod.port }));
+  for (const [name, hostKey] of [['its own host key', 'fresh'], ['another pod\'s certified host key', { of: other }]] as const) {
+    // The impostor trusts the org's backend key as the pod does: only the host check keeps the service out.
+    const impostor = await servePod(fake, podId, { hostKey });
+    const [listed, read, connected] = await Promise.all([
+      list(dir), files('read', { path: join(dir, 'secret.txt') }), call('GET', `/pods/${podId}/members/connected`),
+    ]);
+    await impostor.close();
+    for (const res of [listed, read]) {
+      t.equal(res.statusCode, 502, `${name}: ${res.body}`);
+      t.match(res.json(), { reason: 'host_key_mismatch', error: /^SSH to the pod failed: The pod's SSH host key is not the one Quad certified for it/ });
+      t.notMatch(res.body, /only-on-the-pod|secret\.txt/, `${name}: none of the host's data`);
+    }
+    t.match(connected.json(), { state: 'unknown', reason: /host key is not the one Quad certified/, sessions: [] }, `${name}: the connected route too`);
+  }
+  fake.publishSshAt({ host: pod.host, port: pod.port });
+  t.same((await files('read', { path: join(dir, 'secret.txt') })).json(), { path: join(dir, 'secret.txt'), size: 15, content: 'only-on-the-pod' }, 'the pod itself is accepted');
+
+  // A pod made before host keys were certified: nothing vouches for its host, so the service does not log in.
+  await w.sql('update compute_pods set host_key_alias = null, host_public_key = null where organization_id = ? and pod_id = ?', [org.id, other]);
+  const unknown = await call('GET', `/pods/${other}/files?path=/tmp`);
+  t.equal(unknown.statusCode, 409);
+  t.match(unknown.json(), { reason: 'host_key_unknown', error: /recreate the pod/ });
+  t.match((await call('POST', `/pods/${other}/files/download`, { path: '/tmp/x' })).json(), { reason: 'host_key_unknown' });
+  t.match((await call('GET', `/pods/${other}/members/connected`)).json(), { state: 'unknown', reason: /^The pod was made before Quad certified pods' host keys.*recreate the pod/, sessions: [] });
 });
 
 // Last: the pod's sshd goes away.

@@ -1,6 +1,7 @@
 // The pods tools over /api/tools/call with machine tokens: podhost.pods and podhost.sessions with podhost:read;
 // podhost.pod_action, podhost.add_session and podhost.delete_session with podhost:manage (events and audit as the
-// routes'); a read token cannot act; errors as the routes answer them (404 pod, 400 bad time, provider refusal).
+// routes'); a read token cannot act; errors as the routes answer them (404 pod, 400 bad time, provider refusal); the
+// pod list carries no host key.
 import t from 'tap';
 import { bearer } from '@quad/core/testing';
 import { startPodsWorld } from './world.js';
@@ -17,6 +18,8 @@ t.test('podhost:read lists pods with live status and sessions, and cannot act', 
   const listed = await tool(reader, 'podhost.pods', {});
   t.equal(listed.statusCode, 200, listed.body);
   t.match(listed.json().result.pods, [{ pod_id: podId, name: 'lab', status: 'RUNNING', kind: 'gpu' }]);
+  t.notMatch(listed.body, /PRIVATE KEY|PODHOST_SSH_HOST_KEY|host_public_key/, 'the pod\'s host key is not in the answer');
+  t.notOk(listed.body.includes(fake.pods[0]!.env.PODHOST_SSH_HOST_KEY!.split('\n')[1]!), 'not a line of the private key');
   t.same((await tool(reader, 'podhost.sessions', { pod_id: podId })).json().result, { sessions: [] });
   t.match((await tool(reader, 'podhost.pod_action', { pod_id: podId, action: 'stop' })).json(), { reason: 'unknown_tool' }, 'a tool past the token\'s scopes is not there');
   t.equal(fake.pods[0]!.status, 'RUNNING');

@@ -1,7 +1,12 @@
-// A fake pod for tests: a real OpenSSH sshd on 127.0.0.1 (a free port) that keeps the spec's pod image contract
-// (document 2, "Pod image contract"): root logs in with the org's backend key (AuthorizedKeysFile), certificates of
-// the org's user CA with principal gf-<pod_id> are accepted (TrustedUserCAKeys, AuthorizedPrincipalsFile), SFTP is
-// served (internal-sftp), and /usr/local/bin/podhost-login exists (a stub, or missing with podhostLogin: false).
+// A fake pod for tests: a real OpenSSH sshd on 127.0.0.1 (a free port) that keeps the pod image contract, version 2
+// (spec document 2, "Pod image contract", and plugins/pods/image-contract.ts): root logs in with the org's backend key
+// (AuthorizedKeysFile), certificates of the org's user CA with principal gf-<pod_id> are accepted (TrustedUserCAKeys,
+// AuthorizedPrincipalsFile), the host key and host certificate Quad made for the pod are served (HostKey,
+// HostCertificate) and no other, forwarding is held to the contract's floor (no Unix sockets, loopback targets only,
+// no gateway ports, no tunnels, no X11), SFTP is served (internal-sftp), and /usr/local/bin/podhost-login exists (a
+// stub, or missing with podhostLogin: false). servePod refuses a pod whose PODHOST_SETUP is not 2, as an image
+// built for the contract refuses a version it does not know. It can also play an impostor at a pod's address: a
+// host with its own host key, or with another pod's certified one.
 // It runs under `unshare` in its own mount and PID namespaces: /usr/local/bin is bind-mounted there only (the host's
 // stays as it is), and `ps` over SSH sees only this pod's processes, so parallel test files never see each other's
 // sessions. The namespace's first process is a shell that waits on a pipe from this process: when the pipe closes
@@ -27,7 +32,12 @@ export interface PodSshOptions {
   podhostLogin?: boolean;
   /** More public keys root logs in with: a test's own, to start processes on the pod. Default: none. */
   extraAuthorizedKeys?: string[];
+  /** The host key to serve (OpenSSH private key text) and its host certificate. Default: a new key of its own, uncertified. */
+  hostKey?: { privateKey: string; certificate?: string };
 }
+
+/** The contract version this fake keeps (plugins/pods/image-contract.ts SETUP_VERSION). */
+export const POD_CONTRACT_VERSION = '2';
 
 export interface FakePodSsh {
   host: '127.0.0.1';
@@ -53,21 +63,39 @@ const run = promisify(execFile);
  * The sshd of a pod the fake provider holds: trusting the keys Quad put in the pod's environment (the pod image
  * contract), and published by the provider as every running pod's SSH address from now on.
  */
-export async function servePod(provider: FakeHostprov, podId: string, options: Omit<PodSshOptions, 'podId' | 'backendPublicKey' | 'userCaPublicKey'> = {}): Promise<FakePodSsh> {
-  const env = provider.pods.find((p) => p.id === podId)?.env;
+export async function servePod(provider: FakeHostprov, podId: string, options: ServePodOptions = {}): Promise<FakePodSsh> {
+  const envOf = (id: string) => provider.pods.find((p) => p.id === id)?.env;
+  const env = envOf(podId);
   if (!env?.PODHOST_SSH_PUBLIC_KEY || !env.PODHOST_SSH_CA_PUBLIC_KEY) throw new Error(`fake pod sshd: pod ${podId} has no podhost keys in its environment`);
-  const pod = await startPodSsh({ ...options, podId, backendPublicKey: env.PODHOST_SSH_PUBLIC_KEY, userCaPublicKey: env.PODHOST_SSH_CA_PUBLIC_KEY });
+  if (env.PODHOST_SETUP !== POD_CONTRACT_VERSION) throw new Error(`fake pod sshd: PODHOST_SETUP is ${env.PODHOST_SETUP}, this image keeps version ${POD_CONTRACT_VERSION}`);
+  const { hostKey = 'own', ...rest } = options;
+  let served: PodSshOptions['hostKey'];
+  if (hostKey !== 'fresh') {
+    const from = envOf(hostKey === 'own' ? podId : hostKey.of);
+    if (!from?.PODHOST_SSH_HOST_KEY || !from.PODHOST_SSH_HOST_CERTIFICATE) throw new Error('fake pod sshd: no host key and certificate in the pod\'s environment');
+    served = { privateKey: from.PODHOST_SSH_HOST_KEY, certificate: from.PODHOST_SSH_HOST_CERTIFICATE };
+  }
+  const pod = await startPodSsh({ ...rest, podId, backendPublicKey: env.PODHOST_SSH_PUBLIC_KEY, userCaPublicKey: env.PODHOST_SSH_CA_PUBLIC_KEY, hostKey: served });
   provider.publishSshAt({ host: pod.host, port: pod.port });
   return pod;
+}
+
+export interface ServePodOptions extends Omit<PodSshOptions, 'podId' | 'backendPublicKey' | 'userCaPublicKey' | 'hostKey'> {
+  /**
+   * The host key served: the pod's own from its environment (`own`, the default), a new uncertified one (`fresh`: an
+   * impostor, or an image that ignores the contract), or another pod's certified key and certificate (`{ of }`: an
+   * impostor holding a key Quad certified for another pod). The other keys are the pod's either way.
+   */
+  hostKey?: 'own' | 'fresh' | { of: string };
 }
 
 export async function startPodSsh(options: PodSshOptions): Promise<FakePodSsh> {
   const dir = await mkdtemp(join(tmpdir(), 'quad-pod-ssh-'));
   try {
-    await writeConfigFiles(dir, options);
+    const certified = await writeConfigFiles(dir, options);
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
-      await writeFile(join(dir, 'sshd_config'), sshdConfig(dir, port));
+      await writeFile(join(dir, 'sshd_config'), sshdConfig(dir, port, certified));
       const started = await startNamespace(dir);
       if (started.ok) return fakePod(dir, port, started.child);
       if (!started.portTaken || attempt === PORT_ATTEMPTS) throw new Error(`fake pod sshd did not start: ${started.log.trim()}`);
@@ -78,8 +106,12 @@ export async function startPodSsh(options: PodSshOptions): Promise<FakePodSsh> {
   }
 }
 
-async function writeConfigFiles(dir: string, options: PodSshOptions): Promise<void> {
-  await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'fake-pod-host', '-f', join(dir, 'host_key')]);
+async function writeConfigFiles(dir: string, options: PodSshOptions): Promise<boolean> {
+  // sshd refuses a host key file that others may read.
+  if (options.hostKey) await writeFile(join(dir, 'host_key'), `${options.hostKey.privateKey.trim()}\n`, { mode: 0o600 });
+  else await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'fake-pod-host', '-f', join(dir, 'host_key')]);
+  const certified = !!options.hostKey?.certificate;
+  if (certified) await writeFile(join(dir, 'host_key-cert.pub'), `${options.hostKey!.certificate!.trim()}\n`);
   const rootKeys = [options.backendPublicKey, ...(options.extraAuthorizedKeys ?? [])].map((k) => `${k.trim()}\n`);
   await writeFile(join(dir, 'authorized_keys'), rootKeys.join(''));
   await writeFile(join(dir, 'user_ca.pub'), `${options.userCaPublicKey.trim()}\n`);
@@ -90,12 +122,14 @@ async function writeConfigFiles(dir: string, options: PodSshOptions): Promise<vo
     await writeFile(join(dir, 'bin', 'podhost-login'), PODHOST_LOGIN_STUB);
     await chmod(join(dir, 'bin', 'podhost-login'), 0o755);
   }
+  return certified;
 }
 
-function sshdConfig(dir: string, port: number): string {
+function sshdConfig(dir: string, port: number, certified: boolean): string {
   return [
     `ListenAddress 127.0.0.1:${port}`,
     `HostKey ${join(dir, 'host_key')}`,
+    ...(certified ? [`HostCertificate ${join(dir, 'host_key-cert.pub')}`] : []),
     'PidFile none',
     `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
     `TrustedUserCAKeys ${join(dir, 'user_ca.pub')}`,
@@ -106,6 +140,12 @@ function sshdConfig(dir: string, port: number): string {
     'PasswordAuthentication no',
     'KbdInteractiveAuthentication no',
     'Subsystem sftp internal-sftp',
+    // The contract's floor for everyone; members' certificates permit no forwarding at all.
+    'AllowStreamLocalForwarding no',
+    'PermitOpen localhost:* 127.0.0.1:* [::1]:*',
+    'GatewayPorts no',
+    'PermitTunnel no',
+    'X11Forwarding no',
     '',
   ].join('\n');
 }
