@@ -240,6 +240,8 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     const pod = await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods`, { gpu_type_id: 'probe-gpu', name: `${MARKER} pod`, is_public: true, env: { TOKEN: `${MARKER}-pod-env` } }), 201, 'pod');
     const podSsh = await servePod(hostprov, pod.pod_id);
     t.teardown(() => podSsh.close());
+    // The pod's host private key (in its environment at the provider only): a line of its base64 body.
+    const hostKeyLine = hostprov.pods.find((p) => p.id === pod.pod_id)!.env.PODHOST_SSH_HOST_KEY.split('\n')[1];
     await expectStatus(await as({ cookie: v.memberCookie }, 'POST', `/api/compute${o}/me/pods/${pod.pod_id}/connect`, { public_key: MEMBER_SSH_KEY }), 200, 'pod certificate');
     await expectStatus(await as(officer, 'POST', `/api/compute${o}/pods/${pod.pod_id}/sessions`, {
       title: `${MARKER} session`, start_at: new Date(Date.now() + 86_400_000).toISOString(), stop_at: new Date(Date.now() + 90_000_000).toISOString(),
@@ -290,6 +292,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
       ...secrets,
       { category: 'private_text', value: MARKER, where: 'a private text (notification, error, order note, reason, webhook or token name)' },
       { category: 'private_text', value: PRIVATE_REPO, where: 'the CI repo list' },
+      { category: 'secret', value: hostKeyLine, where: 'the pod\'s host private key' },
       { category: 'webhook_url', value: hook.url, where: 'webhook destination' },
       { category: 'webhook_url', value: hook.token, where: 'webhook destination token' },
       { category: 'webhook_url', value: feedHook.url, where: 'the feed\'s webhook URL' },
