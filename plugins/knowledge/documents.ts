@@ -42,7 +42,7 @@ export function documentKey(folder: string, fileName: string): string | null {
 
 /** The folder field: segments of letters, digits and `._:-` (not `.` or `..`) joined by `/`; outer slashes dropped. */
 export function documentFolder(raw: string | undefined): string | null {
-  const folder = (raw ?? '').trim().replace(/^\/+|\/+$/g, '') || DEFAULT_FOLDER;
+  const folder = (raw ?? '').trim().replace(/^\/+|(?<!\/)\/+$/g, '') || DEFAULT_FOLDER;
   const segments = folder.split('/');
   const valid = folder.length <= 200 && segments.every((seg) => /^[A-Za-z0-9._:-]+$/.test(seg) && seg !== '.' && seg !== '..');
   return valid ? folder.toLowerCase() : null;
@@ -74,7 +74,7 @@ async function uploadOne(ctx: UploadContext, knowledge: KnowledgeContext, file: 
     if (current?.current_version?.content_hash === hash) {
       result.passages = current.current_version.chunks;
     } else {
-      const { title: ownTitle, text } = await extractDocument(file.name, file.bytes);
+      const { title: ownTitle, text } = await extractDocument(file.name, file.bytes, { maxChars: MAX_CHUNKS * chunkChars });
       const title = ownTitle || file.name;
       const passages = splitPassages(text, { chunkChars, overlap, title });
       if (passages.length > MAX_CHUNKS) {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { HttpError, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { knowledgeContext } from '../context.js';
-import { extractDocument, ExtractFailed } from '../extract/index.js';
+import { extractDocument, extractHtml, ExtractFailed } from '../extract/index.js';
 import { splitPassages } from '../extract/passages.js';
 import { recordRun } from '../runs.js';
 import { MAX_CHUNKS, ownerOf, writeSource, type WriteContext } from '../sources.js';
@@ -128,7 +128,7 @@ async function crawlPage(setup: CrawlSetup, crawl: CrawlRow, force: boolean): Pr
   const hasSource = (await write.em.execute(`select 1 from knowledge_sources s where ${owned.sql} and s.key = ?`, [...owned.params, crawl.key])).length > 0;
   if (!force && hasSource && hash === crawl.page_hash) return { changed: false, passages: 0, hash, textChars: null };
 
-  const { title: pageTitle, text } = await pageText(page);
+  const { title: pageTitle, text } = await pageText(page, MAX_CHUNKS * setup.chunkChars);
   const last = crawl.text_chars ?? 0;
   if (!force && hasSource && last >= HALF_RULE_MIN_CHARS && text.length < last / 2) {
     throw new CrawlFailed(`The page's text shrank from ${last} to ${text.length} characters (under half): the last version is kept; run the crawl with force to accept it`);
@@ -149,18 +149,19 @@ async function crawlPage(setup: CrawlSetup, crawl: CrawlRow, force: boolean): Pr
   return { changed: written.changed, passages: written.changed ? passages.length : 0, hash, textChars: text.length };
 }
 
-/** The page's title and main text by its media type; HTML decoded with its charset. */
-async function pageText(page: FetchedPage): Promise<{ title: string; text: string }> {
+/**
+ * The page's title and main text by its media type (HTML decoded with its charset), read in a reader thread like
+ * an upload (extract/), the text capped at `maxChars`.
+ */
+async function pageText(page: FetchedPage, maxChars: number): Promise<{ title: string; text: string }> {
   if (page.mediaType === 'text/html' || page.mediaType === 'application/xhtml+xml' || page.mediaType === '') {
-    // Loaded on first use, like the upload readers: cheerio costs the server's start nothing.
-    const { htmlText } = await import('../extract/html.js');
-    const { title, text } = htmlText(page.text());
+    const { title, text } = await extractHtml(page.text(), { maxChars });
     if (!text.trim()) throw new CrawlFailed(page.rendered ? 'The rendered page has no text' : 'The page has no text (if it is built by JavaScript, set a page-rendering service)');
     return { title, text };
   }
   const name = { 'text/plain': 'page.txt', 'text/markdown': 'page.md', 'text/csv': 'page.csv', 'application/pdf': 'page.pdf' }[page.mediaType];
   if (!name) throw new CrawlFailed(`The page is ${page.mediaType}, which is not read (HTML, plain text, Markdown, CSV and PDF are)`);
-  return extractDocument(name, page.body);
+  return extractDocument(name, page.body, { maxChars, subject: 'page' });
 }
 
 /** The deployment's page-rendering service (RENDER_URL, an operator's), or none (a plain GET). */

@@ -3,8 +3,9 @@
 // never run together and passages can be cut at paragraph breaks. Page chrome (navigation, header, footer, forms,
 // asides), code (scripts, styles) and hidden parts are dropped before reading; `<main>`, else `<article>`, is the
 // content when the page marks one. A hostile page cannot make it slow by nesting deep (nesting.ts caps the depth
-// first) nor overflow the stack (the walk is a loop, not a recursion).
+// first) nor overflow the stack (the walk is a loop, not a recursion); the text stops at `maxChars`.
 import { load, type CheerioAPI } from 'cheerio';
+import { tooLong } from './failed.js';
 import { capNesting } from './nesting.js';
 
 const DROPPED = 'script, style, noscript, template, svg, iframe, nav, header, footer, form, aside, button, select, input, '
@@ -26,11 +27,12 @@ interface Node {
   children?: Node[];
 }
 
-export function htmlText(html: string): { title: string; text: string } {
+/** The page's title and text; an ExtractFailed once the text passes `maxChars`. */
+export function htmlText(html: string, maxChars = Infinity): { title: string; text: string } {
   const $ = load(capNesting(html));
   const title = titleOf($);
   $(DROPPED).remove();
-  return { title, text: blockText(contentRoots($)) };
+  return { title, text: blockText(contentRoots($), maxChars) };
 }
 
 const collapse = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
@@ -52,8 +54,8 @@ function contentRoots($: CheerioAPI): Node[] {
 }
 
 /** The text under the roots, blocks as lines; `<pre>` keeps its own line breaks and indentation. */
-function blockText(roots: Node[]): string {
-  const out = new Lines();
+function blockText(roots: Node[], maxChars: number): string {
+  const out = new Lines(maxChars);
   let pre = 0;
   // A string on the stack closes the element of that name.
   const stack: Array<Node | string> = [...roots].reverse();
@@ -87,16 +89,27 @@ function open(out: Lines, name: string): void {
 class Lines {
   private lines: string[] = [];
   private line = '';
+  /** Characters in `lines`, with their line breaks. */
+  private size = 0;
+
+  constructor(private readonly maxChars: number) {}
 
   inline(text: string): void {
     const collapsed = text.replace(/\s+/g, ' ');
     this.line += this.line === '' || this.line.endsWith(' ') ? collapsed.trimStart() : collapsed;
+    this.check();
   }
 
   raw(text: string): void {
     const [first, ...rest] = text.split('\n');
     this.line += first;
     for (const line of rest) this.breakLine(line);
+    this.check();
+  }
+
+  /** Stops the walk once the text built so far is longer than a source holds. */
+  private check(): void {
+    if (this.size + this.line.length > this.maxChars) throw tooLong(this.maxChars);
   }
 
   /** Ends the line when it has text (nested blocks make no empty lines). */
@@ -106,13 +119,18 @@ class Lines {
 
   /** Ends the line even when empty: two `<br>` make a blank line. */
   breakLine(next = ''): void {
-    this.lines.push(this.line.trimEnd());
+    const line = this.line.trimEnd();
+    this.lines.push(line);
+    this.size += line.length + 1;
     this.line = next;
   }
 
+  /** A blank line, one however many blocks end or start here (so the size counted is the text's). */
   blank(): void {
     this.end();
+    if (this.lines[this.lines.length - 1] === '') return;
     this.lines.push('');
+    this.size++;
   }
 
   /** Cells after the first of a row go on its line after a " | ". */
@@ -122,6 +140,15 @@ class Lines {
 
   text(): string {
     this.end();
-    return this.lines.join('\n').replace(/\n{3,}/g, '\n\n').replace(/^\n+|\n+$/g, '');
+    return trimNewlines(this.lines.join('\n').replace(/\n{3,}/g, '\n\n'));
   }
+}
+
+/** Without its leading and trailing line breaks (by index: `\n+$` would retry at every break of a long run). */
+function trimNewlines(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === '\n') start++;
+  while (end > start && text[end - 1] === '\n') end--;
+  return text.slice(start, end);
 }

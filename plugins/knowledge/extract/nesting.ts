@@ -9,7 +9,14 @@
 /** Deeper than any real page; browsers cap their DOM depth around 512 too. */
 export const MAX_NESTING = 512;
 
-const TAG = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][^\s/>]*)[^>]*>/g;
+/**
+ * A comment, or a tag: `<`, an optional `/`, the name, then (after a space or `/`, so name and attributes never
+ * compete for a character) attributes with quoted values, up to `>`. Every part stops at `<`, and the `>` is optional:
+ * a tag the page leaves open ends before the next `<` (or at the end), so no attempt reads past the next `<` and the
+ * scan stays linear however the page is made (`<a` repeated, quotes left open). A parser would read such a tag on
+ * (a `<` in an attribute); here it counts as a tag where it starts and the next `<` as another: more tags, never fewer.
+ */
+const TAG = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][^\s/<>]*)(?:[\s/](?:[^<>"']|"[^<"]*"|'[^<']*')*)?>?/g;
 const words = (s: string) => new Set(s.split(' '));
 const VOID = words('area base br col embed hr img input link meta param source track wbr');
 // noscript is raw text too: cheerio parses with scripting on.

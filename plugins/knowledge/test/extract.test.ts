@@ -3,7 +3,7 @@
 // password-protected), plain text (BOM, not UTF-8, empty, unknown types), and the passage contracts (length, title
 // line, exact overlap, boundaries, hard cuts, termination, speed on a megabyte).
 import t, { type Test } from 'tap';
-import { ExtractFailed, extensionOf, extractDocument, SUPPORTED_EXTENSIONS } from '../extract/index.js';
+import { ExtractFailed, extensionOf, extractDocument as extractWith, SUPPORTED_EXTENSIONS } from '../extract/index.js';
 import { htmlText } from '../extract/html.js';
 import { capNesting, MAX_NESTING } from '../extract/nesting.js';
 import { pdfText } from '../extract/pdf.js';
@@ -13,6 +13,8 @@ import { buildPdf, shapeContent, textContent } from './fixtures/pdf.js';
 import { buildDocx } from './fixtures/docx.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
+/** extractDocument with the largest text cap the settings allow (5000 passages of 4000 characters). */
+const extractDocument = (name: string, bytes: Uint8Array) => extractWith(name, bytes, { maxChars: 5000 * 4000 });
 
 async function failure(t: Test, p: Promise<unknown>): Promise<string> {
   try {
