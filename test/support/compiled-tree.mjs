@@ -20,8 +20,12 @@ import { buildWeb } from '../../scripts/build-web.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The tree's folder: .test-build for the suite, or the one named (the benchmarks build theirs in .bench-build). */
 const OUT = join(ROOT, process.argv[2] ?? '.test-build');
-/** Not mirrored: the trees themselves, git's, tap's (the tree has its own .taprc) and run-time folders; node_modules below. */
-const SKIP = new Set(['.git', '.test-build', '.bench-build', '.tap', '.taprc', 'coverage', 'data', 'node_modules']);
+/**
+ * Not mirrored: the trees themselves, git's, tap's (the tree has its own .taprc) and run-time folders; node_modules
+ * below; and ESLint's config, which ESLint looks up from each file's folder: a copy in the tree would make the tree a
+ * project of its own, whose files the ReDoS check would cover instead of ignoring.
+ */
+const SKIP = new Set(['.git', '.test-build', '.bench-build', '.tap', '.taprc', 'coverage', 'data', 'node_modules', 'eslint.config.js']);
 const COMPILED = /(?<!\.d)\.tsx?$/;
 
 /** A package.json whose entry points name TypeScript, with them named as their compiled files (null: it has none). */
