@@ -221,7 +221,7 @@ class ReaderThread {
 // against the lowest baseline plus memoryMb for each document; past it, every read in progress is stopped (which
 // of them grew is not known from here).
 interface Reading {
-  /** The process's resident memory when the thread started on the document. */
+  /** The process's lowest resident memory since the thread started on the document. */
   baseline: number;
   stop(): void;
 }
@@ -244,7 +244,10 @@ function unwatch(reading: Reading): void {
 }
 
 function checkMemory(): void {
+  const rss = process.memoryUsage.rss();
   let baseline = Infinity;
-  for (const r of readings) baseline = Math.min(baseline, r.baseline);
-  if (process.memoryUsage.rss() - baseline > limits.memoryMb * MB * readings.size) for (const r of [...readings]) r.stop();
+  // A baseline follows the resident memory down: what an earlier document left (a thread just ended, its memory
+  // still being returned) must not hide this document's growth once it is freed.
+  for (const r of readings) baseline = Math.min(baseline, r.baseline = Math.min(r.baseline, rss));
+  if (rss - baseline > limits.memoryMb * MB * readings.size) for (const r of [...readings]) r.stop();
 }
