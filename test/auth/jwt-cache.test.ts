@@ -6,10 +6,12 @@ const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 t.test('keeps a verified token until its expiry', async (t) => {
   const cache = new VerifiedTokenCache<{ exp?: number; sub: string }>();
-  cache.set('live', { exp: inAnHour(), sub: 'a' });
+  // One reading of the clock: two may fall on either side of a second.
+  const exp = inAnHour();
+  cache.set('live', { exp, sub: 'a' });
   cache.set('no-expiry', { sub: 'b' });
   cache.set('expired', { exp: Math.floor(Date.now() / 1000) - 1, sub: 'c' });
-  t.same(cache.get('live'), { exp: inAnHour(), sub: 'a' });
+  t.same(cache.get('live'), { exp, sub: 'a' });
   t.equal(cache.get('no-expiry'), undefined, 'a token without exp is never cached');
   t.equal(cache.get('expired'), undefined, 'an expired token is not cached');
   t.equal(cache.get('unknown'), undefined);
