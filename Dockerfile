@@ -4,8 +4,9 @@
 # `run --role api` (the default command), `run --role worker` and `migrate`, as compose.yaml runs them.
 # test/deploy/ lints this file and runs its commands (test/deploy/image.test.ts follows the last stage step by step).
 
-# The Node 22 release the image runs on: raise it (and rebuild) for Node's security releases.
-ARG NODE_VERSION=22.21.1
+# The Node.js release the image builds and runs on: the one package.json pins as its `node` dev dependency, which CI
+# and `npm test` run (test/deploy/files.test.ts checks they match). Raise both together for Node's security releases.
+ARG NODE_VERSION=24.21.0
 
 # Every workspace's package.json and the lockfile, alone (the paths follow package.json's "workspaces"): the install
 # layers below are built again only when one of them changes.
@@ -32,7 +33,7 @@ COPY --from=manifests / ./
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY config ./config
 COPY migrations ./migrations
-COPY --from=build --parents /app/./core/dist /app/./core/web/dist /app/./plugins/*/dist /app/./plugins/pods/cli/dist \
+COPY --from=build --parents /app/./core/bin /app/./core/dist /app/./core/web/dist /app/./plugins/*/dist /app/./plugins/pods/cli/dist \
   /app/./plugins/submodules/*/dist /app/./examples/*/dist ./
 # DATA_DIR (./data): the JWT key pair and the session key, the only files Quad writes; a volume in compose.yaml.
 RUN install -d -o node -g node /app/data

@@ -86,7 +86,7 @@ for (const dir of workspaces()) {
   // Loaded only when something is built: importing esbuild costs more than checking every package.
   const { build } = await import('esbuild');
   await build({
-    entryPoints: ts, outdir: out, outbase: src, format: 'esm', platform: 'node', target: 'node20.19',
+    entryPoints: ts, outdir: out, outbase: src, format: 'esm', platform: 'node', target: 'node22.12',
     sourcemap: true, tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'warning',
   });
   for (const f of all.filter((f) => !f.endsWith('.ts'))) cpSync(f, join(out, relative(src, f)));

@@ -4,7 +4,9 @@
 // --if-stale`: a few milliseconds when no source changed, about a second on a fresh clone or after an edit; its
 // lines go to stderr, so `$(npx quad token create …)` captures the token alone). Then core/dist/cli.js runs in a
 // child node with `--conditions=production` (each workspace package's dist/ entry), a flag only a new process can
-// take; this process relays the stop signals to it and exits as it does.
+// take; this process relays the stop signals to it and exits as it does. An older Node.js than Quad supports stops
+// at the first import, with one line.
+import './check-node.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

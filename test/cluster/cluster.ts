@@ -47,7 +47,7 @@ export async function builtFixture(t: Test, source: string, migrations: string):
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   await build({
-    entryPoints: [join(ROOT, source)], outdir: dir, format: 'esm', platform: 'node', target: 'node20.19',
+    entryPoints: [join(ROOT, source)], outdir: dir, format: 'esm', platform: 'node', target: 'node22.12',
     tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'warning',
   });
   cpSync(join(ROOT, migrations), join(dir, migrations.split('/').pop()!), { recursive: true });

@@ -68,7 +68,9 @@ t.test('the Dockerfile: built in one stage, run from another with production dep
   const node = dockerfile.stages.filter((s) => s.image !== 'scratch');
   const [build, runtime] = [node.find((s) => s.instructions.some((i) => i.args === 'npm run build')), node.at(-1)!];
   t.ok(build && build !== runtime, 'a build stage runs `npm run build`; the last stage does not');
-  t.match(dockerfile.args.NODE_VERSION, /^22\.\d+\.\d+$/, 'Node 22, pinned to a release');
+  const pinned = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies.node;
+  t.match(pinned, /^\d+\.\d+\.\d+$/, 'package.json pins Node.js to a release (its `node` dev dependency, what npm scripts and CI run)');
+  t.equal(dockerfile.args.NODE_VERSION, pinned, 'the image builds and runs on the pinned release');
   for (const stage of node) t.equal(stage.image, `node:${dockerfile.args.NODE_VERSION}-bookworm-slim`, `${stage.name ?? 'the last stage'} is bookworm-slim`);
   for (const ins of build!.instructions.filter((i) => i.keyword === 'RUN')) {
     t.ok(BUILD_COMMANDS[ins.args], `RUN ${ins.args} (build stage) is a command the suite runs: ${BUILD_COMMANDS[ins.args] ?? 'none: add it to BUILD_COMMANDS with the test that runs it'}`);

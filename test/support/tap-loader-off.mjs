@@ -2,10 +2,15 @@
 // imports run before the command line's), and in every node process a test starts: tap copies the test's
 // NODE_OPTIONS, with its own loader added, into every child's, whatever env the test gives it. That loader
 // (@tapjs/processinfo) records every module a process loads, for coverage, which this suite does not collect
-// (.taprc's disable-coverage). Node 20 runs such a loader on a thread of its own, a round trip per module: in a test
+// (.taprc's disable-coverage). Node runs such a loader on a thread of its own, a round trip per module: in a test
 // process, importing the core took 3.2 s of CPU with it and 2.3 s without (a `quad` command, 2.9 and 1.8 s). Its
 // registration is skipped; every other loader (tsx's, for one) registers as usual.
+//
+// It also turns on Node's compile cache (as core/bin/compile-cache.js does for `quad`): each of the suite's few
+// hundred processes then reads the bytecode of the modules it shares with the others instead of compiling them.
 import module from 'node:module';
+
+module.enableCompileCache?.();
 
 const register = module.register;
 module.register = function registerUnlessTapProcessInfo(specifier, ...rest) {

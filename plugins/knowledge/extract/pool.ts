@@ -141,8 +141,8 @@ interface Task {
   settle(result: ReaderAnswer | Error): void;
 }
 
-// Under tsx (this file is TypeScript) a thread registers tsx's loader itself: Node 20's threads do not get the
-// module hooks of the process. Compiled, the thread runs worker.js as it is.
+// Under tsx (this file is TypeScript) a thread registers tsx's loader itself rather than rely on the process's
+// module hooks reaching it. Compiled, the thread runs worker.js as it is.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const BOOT = `import('node:worker_threads').then(async ({ workerData }) => {
   (await import(workerData.tsx)).register();

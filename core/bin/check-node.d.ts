@@ -1,0 +1,2 @@
+// check-node.js has no exports: importing it checks the running Node.js.
+export {};

@@ -1,0 +1,84 @@
+// Where the suite's time goes: `npm run test:profile` runs the compiled tree as `npm test` does (build it first with
+// `npm test` or `npx tap build && node test/support/compiled-tree.mjs`) with one more preload in every node process,
+// which writes its pid, parent, command line, wall time and CPU (its own and its reaped children's, from
+// /proc/self/stat) when it exits. Then it prints the test files by CPU, each with its wall time, its CPU (a test
+// process's children, reaped before it exits, are in its figure: `quad` processes, sshd, Chromium) and the node
+// processes it started, and PostgreSQL's CPU over the run (the postmaster's own and its reaped backends').
+// Arguments after `--` go to tap (a file list, --jobs). Linux only; timings vary with the machine's load.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TREE = join(ROOT, '.test-build');
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime, stime, cutime, cstime (ms), ppid and start (ticks since boot) of /proc/<pid>/stat. */
+function stat(pid = 'self') {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(f[1]), cpu: [11, 12, 13, 14].map((i) => Number(f[i]) * TICK_MS), start: Number(f[19]) };
+}
+
+const postgres = () => {
+  const pid = spawnSync('pgrep', ['-o', '-x', 'postgres'], { encoding: 'utf8' }).stdout.trim();
+  if (!pid) return null;
+  const { cpu } = stat(pid);
+  return cpu.reduce((a, b) => a + b, 0);
+};
+
+if (!existsSync(join(TREE, '.taprc'))) {
+  console.error('no compiled tree: run `npm test` (or `npx tap build && node test/support/compiled-tree.mjs`) first');
+  process.exit(2);
+}
+const dir = mkdtempSync(join(tmpdir(), 'quad-profile-'));
+const records = join(dir, 'processes.jsonl');
+const preload = join(dir, 'record.mjs');
+writeFileSync(preload, `import { appendFileSync, readFileSync } from 'node:fs';
+const started = Date.now();
+process.on('exit', () => {
+  try {
+    const text = readFileSync('/proc/self/stat', 'utf8');
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    appendFileSync(${JSON.stringify(records)}, JSON.stringify({ pid: process.pid, ppid: Number(f[1]), argv: process.argv.slice(1, 3),
+      wall: Date.now() - started, cpu: [11, 12, 13, 14].map((i) => Number(f[i]) * ${TICK_MS}) }) + '\\n');
+  } catch {}
+});
+`);
+const loaderOff = pathToFileURL(join(ROOT, 'test', 'support', 'tap-loader-off.mjs')).href;
+const tapArgs = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
+const pgBefore = postgres();
+const began = Date.now();
+const selfBefore = stat().cpu;
+const run = spawnSync(join(ROOT, 'node_modules', '.bin', 'tap'), [`--test-env=NODE_OPTIONS=--import=${loaderOff} --import=${pathToFileURL(preload).href}`, ...tapArgs], {
+  cwd: TREE, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NO_COLOR: '1' },
+});
+const wall = Date.now() - began;
+const selfAfter = stat().cpu;
+const pgAfter = postgres();
+
+const procs = existsSync(records) ? readFileSync(records, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+const byPid = new Map(procs.map((p) => [p.pid, p]));
+const isTest = (p) => /\.test\.js$/.test(p.argv[0] ?? '');
+const files = new Map();
+for (const p of procs.filter(isTest)) files.set(p.pid, { file: p.argv[0].slice(TREE.length + 1), wall: p.wall, cpu: p.cpu.reduce((a, b) => a + b, 0), own: p.cpu[0] + p.cpu[1], nodes: 0 });
+for (const p of procs.filter((q) => !isTest(q))) {
+  // The nearest test process above it (pids are not reused within a run of this size).
+  for (let up = byPid.get(p.ppid), hops = 0; up && hops < 20; up = byPid.get(up.ppid), hops++) {
+    if (files.has(up.pid)) { files.get(up.pid).nodes++; break; }
+  }
+}
+const rows = [...files.values()].sort((a, b) => b.cpu - a.cpu);
+const s = (ms) => (ms / 1000).toFixed(1);
+const total = rows.reduce((a, r) => a + r.cpu, 0);
+console.log(`tap exit ${run.status}, wall ${s(wall)} s; test files ${rows.length}, their CPU ${s(total)} s (own ${s(rows.reduce((a, r) => a + r.own, 0))} s), wall summed ${s(rows.reduce((a, r) => a + r.wall, 0))} s`);
+console.log(`tap runner CPU ${s(selfAfter[2] + selfAfter[3] - selfBefore[2] - selfBefore[3] - total)} s beside the files; PostgreSQL CPU ${pgBefore === null || pgAfter === null ? 'unknown' : s(pgAfter - pgBefore)} s`);
+console.log('\n  cpu s   own s  wall s  node procs  file');
+for (const r of rows.slice(0, Number(process.env.TOP ?? 40))) {
+  console.log(`${s(r.cpu).padStart(7)} ${s(r.own).padStart(7)} ${s(r.wall).padStart(7)} ${String(r.nodes).padStart(11)}  ${r.file}`);
+}
+mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
+writeFileSync(join(ROOT, 'node_modules', '.cache', 'suite-profile.json'), JSON.stringify(rows, null, 1));
+process.exit(run.status ?? 1);
