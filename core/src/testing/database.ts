@@ -47,26 +47,31 @@ function processAlive(pid: number): boolean {
 /** The name of a migrated template for these modules, building it on first use (once across processes). */
 async function templateFor(given: readonly Module[]): Promise<string> {
   const modules = new Registry([...given]).modules; // dependency order, as at start
-  const hash = createHash('sha256');
-  for (const f of listMigrations(modules)) hash.update(`${f.module}/${f.name}/${f.checksum}\n`);
-  for (const m of modules) for (const e of m.databaseExtensions) hash.update(`ext:${e.name}\n`);
-  const name = `quad_tpl_${hash.digest('hex').slice(0, 16)}`;
-  await withAdmin(async (admin) => {
+  const extensions = modules.flatMap((m) => m.databaseExtensions.map((e) => e.name));
+  return withAdmin(async (admin) => {
+    const hash = createHash('sha256');
+    for (const f of listMigrations(modules)) hash.update(`${f.module}/${f.name}/${f.checksum}\n`);
+    for (const e of extensions) hash.update(`ext:${e}\n`);
+    // And which of them the server can install, at which version: a template migrated while pgvector was missing
+    // (its modules then run degraded, without their vector columns) is not reused once pgvector is installed.
+    const available = await admin.query('select name, default_version from pg_available_extensions where name = any($1) order by name', [extensions]);
+    for (const { name, default_version } of available.rows) hash.update(`available:${name}@${default_version}\n`);
+    const name = `quad_tpl_${hash.digest('hex').slice(0, 16)}`;
     await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
     try {
       await dropLeftovers(admin);
       const found = await admin.query('select datistemplate from pg_database where datname = $1', [name]);
-      if (found.rows[0]?.datistemplate) return;
+      if (found.rows[0]?.datistemplate) return name;
       // A template left half-built by a crashed run is rebuilt.
       if (found.rowCount) await admin.query(`drop database "${name}" with (force)`);
       await admin.query(`create database "${name}"`);
       await migrate(databaseUrl(name), modules);
       await admin.query(`alter database "${name}" is_template true allow_connections false`);
+      return name;
     } finally {
       await admin.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
     }
   });
-  return name;
 }
 
 export interface TestDatabase { name: string; url: string; drop(): Promise<void> }
