@@ -4,14 +4,7 @@
 // compile cache, so that what loads next is read from it.
 import '../bin/check-node.js';
 import '../bin/compile-cache.js';
-import { buildProgram } from './cli/program.js';
-import { exitCodeFor } from './cli/output.js';
+import { runQuad } from './cli/main.js';
 
-const { program, outcome } = buildProgram();
-program.parseAsync(process.argv.slice(2), { from: 'user' }).then(
-  () => {
-    const result = outcome();
-    if (result !== 'serving') process.exit(result);
-  },
-  (err) => process.exit(exitCodeFor(err)),
-);
+const result = await runQuad(process.argv.slice(2));
+if (result !== 'serving') process.exit(result);

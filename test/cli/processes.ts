@@ -1,12 +1,15 @@
-// The operator CLI as operators run it: a real `quad` process per command, from the repo root (so config/default.json
-// enables the shipped plugins), against a test database; and `quad run` as the app the commands change. The process
+// The operator CLI: its commands run in the test process (quad: the program cli.ts runs, on streams and an
+// environment of their own, with config/default.json's plugins as from the repo root), or as a real `quad` process
+// where the process itself is tested (quadProcess; and `quad run` as the app the commands change, runApp). A process
 // runs the built JavaScript with the production condition, as `npx quad` does (tap's `before` script brings the
-// build up to date): without tsx's loader each command costs about 40 % less CPU.
+// build up to date): without tsx's loader each process costs about 40 % less CPU.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { Readable, Writable } from 'node:stream';
 import type { Test } from 'tap';
 import { createTestDatabase } from '@quad/core/testing';
+import { runQuad } from '../../core/src/cli/main.js';
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { importPlugin } from '../../core/src/modules/registry.js';
 import { CORE_MODULES } from '../../core/src/modules/load.js';
@@ -31,10 +34,39 @@ export async function defaultDatabase(t: Test, extraPlugins: string[] = []) {
 
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
-/** Run `quad <args>` to its end with stdin a pipe (not a terminal), closed after `input`. */
-export function quad(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+/** A command's environment: the test's settings over PATH, HOME and warnings-only logs, and nothing else. */
+const commandEnv = (env: Record<string, string> = {}) => ({ PATH: process.env.PATH!, HOME: process.env.HOME!, LOG_LEVEL: 'warn', ...env });
+
+/**
+ * Run `quad <args>` to its end in this process (cli/main.ts's runQuad: the same program, its own streams and
+ * environment), with stdin not a terminal, ending after `input`. What a command does, says and answers is the same
+ * as in a process of its own, which the tests of the process itself start (quadProcess; test/cli/bin.test.ts runs the
+ * `quad` bin): a process costs about 0.65 s of CPU to load the core and every plugin.
+ */
+export async function quad(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+  const stdout = new Collected();
+  const stderr = new Collected();
+  const outcome = await runQuad(args, {
+    env: commandEnv(options.env),
+    stdin: Readable.from([options.input ?? ''], { objectMode: false }), stdout, stderr,
+  });
+  if (outcome === 'serving') throw new Error('quad() runs commands that end: start `quad run` with runApp');
+  return { code: outcome, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A stream that keeps what is written to it. */
+class Collected extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void) {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** Run `quad <args>` as a process of its own to its end, with stdin a pipe (not a terminal), closed after `input`. */
+export function quadProcess(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
   const child = spawn(QUAD[0]!, [...QUAD.slice(1), ...args], {
-    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...options.env },
+    cwd: ROOT, env: commandEnv(options.env),
   });
   let stdout = '';
   let stderr = '';

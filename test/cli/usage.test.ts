@@ -1,9 +1,9 @@
 // The command line itself: --help on every command and subcommand, and usage errors as one line, the usage and
-// exit 2, never a stack. None of these touch a database.
+// exit 2, never a stack, from real `quad` processes (what cli.ts makes of an outcome). None touch a database.
 import t from 'tap';
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { VERSION } from '../../core/src/version.js';
-import { quad } from './processes.js';
+import { quadProcess as quad } from './processes.js';
 
 const { program } = buildProgram();
 const commands = allCommands(program).map(commandPath);

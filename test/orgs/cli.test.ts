@@ -1,26 +1,16 @@
 // The operator CLI (`npm run quad -- org …`) and the README's bootstrap: start, add an org from the shell,
 // sign in as its officer.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import t from 'tap';
 import { createTestDatabase, startTestApp } from '@quad/core/testing';
 import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { discordSettings, officerLogin } from '../support/sign-in.js';
-import { QUAD } from '../cli/processes.js';
+import { quad } from '../cli/processes.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-
+/** A `quad` command's exit code and everything it wrote (stdout, then stderr). */
 async function quadCli(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(QUAD[0]!, [...QUAD.slice(1), ...args], {
-      cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...env },
-    });
-    return { code: 0, out: stdout + stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
+  const { code, stdout, stderr } = await quad(args, { env });
+  return { code, out: stdout + stderr };
 }
 
 t.test('org commands', async (t) => {

@@ -2,6 +2,7 @@
 // already serves, or one started for the length of the command). The commands import this file only when they
 // run, so `--help` and usage errors answer without loading the core.
 import { resolve } from 'node:path';
+import { format } from 'node:util';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { DiscordClient } from '../adapters/discord/index.js';
 import { ConfigError, ConfigSource, loadSettings } from '../config/load.js';
@@ -15,17 +16,18 @@ import { ManifestError, type Registry } from '../modules/registry.js';
 import { loadRegistry } from '../modules/load.js';
 import { SecretStore } from '../secrets/store.js';
 import { operatorMessage } from '../startup/operator-errors.js';
-import { OperatorError } from './output.js';
+import { cliIo } from './io.js';
+import { OperatorError, tell } from './output.js';
 
 export async function databaseUrl(env: Record<string, string | undefined>): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
   const settings = loadSettings(new ConfigSource({ env }));
   if (settings.DATABASE_URL) return { url: settings.DATABASE_URL };
   const dataDir = resolve(settings.DATA_DIR, 'pg');
-  console.error(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT})`);
+  tell(`DATABASE_URL is unset: starting an embedded PostgreSQL in ${dataDir} (port ${settings.EMBEDDED_PG_PORT})`);
   const embedded = await useEmbeddedPostgres({
-    dataDir, port: settings.EMBEDDED_PG_PORT, pgvectorSource: settings.EMBEDDED_PGVECTOR_SOURCE, log: (msg, fields) => console.error(msg, fields ?? ''),
+    dataDir, port: settings.EMBEDDED_PG_PORT, pgvectorSource: settings.EMBEDDED_PGVECTOR_SOURCE, log: (msg, fields) => tell(format(msg, fields ?? '')),
   });
-  if (!embedded.vector.available) console.error(`embedded PostgreSQL runs without pgvector: ${embedded.vector.reason}`);
+  if (!embedded.vector.available) tell(`embedded PostgreSQL runs without pgvector: ${embedded.vector.reason}`);
   return { url: embedded.url, embedded };
 }
 
@@ -54,9 +56,10 @@ export interface Admin {
 
 /** Migrate, then run `fn` against the database with the core and the enabled plugins; closes everything after. */
 export async function withDatabase<T>(fn: (admin: Admin) => Promise<T>): Promise<T> {
-  const { url, embedded } = await databaseUrl(process.env);
+  const { env } = cliIo();
+  const { url, embedded } = await databaseUrl(env);
   try {
-    const source = new ConfigSource({ overrides: { DATABASE_URL: url } });
+    const source = new ConfigSource({ env, overrides: { DATABASE_URL: url } });
     const { registry, settings } = await loadRegistry(source);
     await migrate(url, registry.modules);
     const orm = await openOrm({ url, modules: registry.modules, poolMax: 2 });

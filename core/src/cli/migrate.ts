@@ -1,7 +1,8 @@
 // `quad migrate`: apply the migrations of the core and the enabled plugins, then exit (every start does it too).
 import type { Command } from 'commander';
 import { ConfigSource } from '../config/load.js';
-import type { Act } from './output.js';
+import { cliIo } from './io.js';
+import { print, type Act } from './output.js';
 
 export function defineMigrateCommand(program: Command, act: Act) {
   program.command('migrate')
@@ -13,12 +14,13 @@ async function migrateDatabase(): Promise<number> {
   const [{ loadRegistry }, { migrate }, { databaseUrl, databaseFailure }] = await Promise.all([
     import('../modules/load.js'), import('../db/migrator.js'), import('./database.js'),
   ]);
-  const { url, embedded } = await databaseUrl(process.env);
-  const source = new ConfigSource({ overrides: { DATABASE_URL: url } });
+  const { env } = cliIo();
+  const { url, embedded } = await databaseUrl(env);
+  const source = new ConfigSource({ env, overrides: { DATABASE_URL: url } });
   try {
     const { registry } = await loadRegistry(source);
-    const { applied } = await migrate(url, registry.modules, (msg) => console.log(msg));
-    console.log(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
+    const { applied } = await migrate(url, registry.modules, print);
+    print(applied.length ? `applied ${applied.length} migration(s)` : 'database is up to date');
   } catch (err) {
     throw databaseFailure(err, url);
   } finally {

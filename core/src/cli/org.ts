@@ -1,6 +1,7 @@
 // `quad org …`: manage orgs from the shell, so a fresh install is bootstrapped without a browser. The rules and
 // messages are the superadmin and officer routes' own (shared functions); every change is audited as `cli`.
 import { InvalidArgumentError, type Command } from 'commander';
+import { cliIo } from './io.js';
 import { CLI_ACTOR, failure, print, reasonOf, tell, type Act } from './output.js';
 
 export function defineOrgCommands(program: Command, act: Act) {
@@ -68,7 +69,7 @@ async function listOrgs(): Promise<number> {
 
 async function removeOrg(prefix: string, options: { yes?: boolean }): Promise<number> {
   // Refused before touching the database: nobody can answer the question.
-  if (!options.yes && !process.stdin.isTTY) {
+  if (!options.yes && !cliIo().stdin.isTTY) {
     tell(`error: org remove deletes the org "${prefix}" and all its data at once; stdin is not a terminal, so confirm with: quad org remove ${prefix} --yes`);
     return 1;
   }
@@ -87,7 +88,8 @@ async function removeOrg(prefix: string, options: { yes?: boolean }): Promise<nu
 
 async function confirm(question: string, expected: string): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const { stdin, stderr } = cliIo();
+  const rl = createInterface({ input: stdin, output: stderr });
   try {
     return (await rl.question(question)).trim() === expected;
   } finally {

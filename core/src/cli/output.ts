@@ -1,10 +1,12 @@
 // What the CLI writes and how it exits. A command's result goes to stdout (so `$(quad token create …)` captures the
 // token alone); errors, warnings and hints go to stderr. Exit codes: 0 done, 1 refused or failed, 2 a usage error
 // (unknown command or flag, missing or bad argument), which commander has already reported with the usage.
+import { inspect } from 'node:util';
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { isDatabaseUnavailable } from '../db/outage.js';
 import { HttpError, knownError } from '../http/errors.js';
+import { cliIo } from './io.js';
 
 /**
  * A failure the operator fixes (a database that cannot be reached or does not exist, a refused user), worded as
@@ -25,12 +27,12 @@ export type Act = <A extends unknown[]>(fn: (...args: A) => Promise<Outcome>) =>
 
 /** A result line, on stdout. */
 export function print(line: string) {
-  process.stdout.write(`${line}\n`);
+  cliIo().stdout.write(`${line}\n`);
 }
 
 /** A warning, hint or question, on stderr. */
 export function tell(line: string) {
-  process.stderr.write(`${line}\n`);
+  cliIo().stderr.write(`${line}\n`);
 }
 
 /** The `reason` of a refusal (an HttpError's, as the routes answer it), if any. */
@@ -66,6 +68,6 @@ export function exitCodeFor(err: unknown): number {
     tell((err as Error).message);
     return 1;
   }
-  console.error(err);
+  tell(inspect(err)); // as console.error prints it: with its stack
   return 1;
 }

@@ -2,6 +2,7 @@
 // flag, missing or bad argument) is one line, then the command's usage; it exits 2.
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
+import { cliIo } from './io.js';
 import { defineMigrateCommand } from './migrate.js';
 import { defineOrgCommands } from './org.js';
 import type { Act, Outcome } from './output.js';
@@ -20,7 +21,9 @@ export function buildProgram(): { program: Command; outcome: () => Outcome } {
     .version(VERSION, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show this help')
     .helpCommand('help [command]', 'show the help of a command')
-    .exitOverride();
+    .exitOverride()
+    // Help, version and usage errors go where the command's output goes (cli/io.ts).
+    .configureOutput({ writeOut: (text) => cliIo().stdout.write(text), writeErr: (text) => cliIo().stderr.write(text) });
   defineRunCommand(program, act);
   defineMigrateCommand(program, act);
   defineOrgCommands(program, act);

@@ -2,6 +2,7 @@
 // an embedded PostgreSQL in DATA_DIR/pg, so a newcomer needs no database setup.
 import { Option, type Command } from 'commander';
 import type { Role } from '../quad.js';
+import { cliIo } from './io.js';
 import type { Act } from './output.js';
 
 export function defineRunCommand(program: Command, act: Act) {
@@ -12,6 +13,6 @@ export function defineRunCommand(program: Command, act: Act) {
       // Loaded here, not at the top: `quad --help` and usage errors then answer without loading the core.
       const { runCommand } = await import('../startup/run.js');
       // The start path prints its own one-line operator errors and answers their exit code.
-      return (await runCommand(options.role)) ?? 'serving';
+      return (await runCommand(options.role, cliIo().env)) ?? 'serving';
     }));
 }
