@@ -1,7 +1,7 @@
 // The Node.js releases Quad runs on, and the one line an older one gets instead of a stack. Plain JavaScript with
 // no imports, and nothing newer than what old releases parse, so that it can run before anything else loads: the
 // `quad` command, `core/dist/cli.js` (what `npm start` and the image run) and `npm test` check it first
-// (check-node.js). Keep MINIMUM equal to package.json's "engines" (test/runtime/node-version.test.ts checks both).
+// (check-node.js). Keep MINIMUM equal to package.json's "engines" (test/startup/node-version.test.ts checks both).
 
 /** The oldest supported release, as [major, minor]: "engines" says ">=22.12". */
 export const MINIMUM = [22, 12];

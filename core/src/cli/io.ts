@@ -12,12 +12,18 @@ export interface CliIo {
   stderr: Writable;
 }
 
-const processIo = (): CliIo => ({ env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+/** The process's own, each stream read only when used (process.stdin opens the terminal or pipe when first read). */
+const PROCESS_IO: CliIo = {
+  get env() { return process.env; },
+  get stdin() { return process.stdin; },
+  get stdout() { return process.stdout; },
+  get stderr() { return process.stderr; },
+};
 
 const current = new AsyncLocalStorage<CliIo>();
 
 /** The streams and environment of the command running in this async context (the process's by default). */
-export const cliIo = (): CliIo => current.getStore() ?? processIo();
+export const cliIo = (): CliIo => current.getStore() ?? PROCESS_IO;
 
 /** Runs `fn` with `io` as every command's streams and environment. */
 export const withCliIo = <T>(io: CliIo, fn: () => Promise<T>): Promise<T> => current.run(io, fn);
