@@ -1,32 +1,23 @@
 // Where the suite's time goes: `npm run test:profile` runs the compiled tree as `npm test` does (build it first with
 // `npm test` or `npx tap build && node test/support/compiled-tree.mjs`) with one more preload in every node process,
 // which writes its pid, parent, command line, wall time and CPU (its own and its reaped children's, from
-// /proc/self/stat) when it exits. Then it prints the test files by CPU, each with its wall time, its CPU (a test
-// process's children, reaped before it exits, are in its figure: `quad` processes, sshd, Chromium) and the node
-// processes it started, and PostgreSQL's CPU over the run (the postmaster's own and its reaped backends').
+// /proc/self/stat) when it exits (suite-profile-record.mjs). Then it prints the test files by CPU, each with its wall
+// time, its CPU (a test process's children, reaped before it exits, are in its figure: `quad` processes, sshd,
+// Chromium) and the node processes it started, and PostgreSQL's CPU over the run (the postmaster's own and its reaped backends').
 // Arguments after `--` go to tap (a file list, --jobs). Linux only; timings vary with the machine's load.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { procStat } from './suite-profile-record.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TREE = join(ROOT, '.test-build');
-const TICK_MS = 10; // USER_HZ is 100 on Linux
-
-/** utime, stime, cutime, cstime (ms), ppid and start (ticks since boot) of /proc/<pid>/stat. */
-function stat(pid = 'self') {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(f[1]), cpu: [11, 12, 13, 14].map((i) => Number(f[i]) * TICK_MS), start: Number(f[19]) };
-}
 
 const postgres = () => {
   const pid = spawnSync('pgrep', ['-o', '-x', 'postgres'], { encoding: 'utf8' }).stdout.trim();
-  if (!pid) return null;
-  const { cpu } = stat(pid);
-  return cpu.reduce((a, b) => a + b, 0);
+  return pid ? procStat(pid).cpu.reduce((a, b) => a + b, 0) : null;
 };
 
 if (!existsSync(join(TREE, '.taprc'))) {
@@ -35,28 +26,18 @@ if (!existsSync(join(TREE, '.taprc'))) {
 }
 const dir = mkdtempSync(join(tmpdir(), 'quad-profile-'));
 const records = join(dir, 'processes.jsonl');
-const preload = join(dir, 'record.mjs');
-writeFileSync(preload, `import { appendFileSync, readFileSync } from 'node:fs';
-const started = Date.now();
-process.on('exit', () => {
-  try {
-    const text = readFileSync('/proc/self/stat', 'utf8');
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    appendFileSync(${JSON.stringify(records)}, JSON.stringify({ pid: process.pid, ppid: Number(f[1]), argv: process.argv.slice(1, 3),
-      wall: Date.now() - started, cpu: [11, 12, 13, 14].map((i) => Number(f[i]) * ${TICK_MS}) }) + '\\n');
-  } catch {}
-});
-`);
+const recorder = new URL('./suite-profile-record.mjs', import.meta.url);
+recorder.searchParams.set('out', records);
 const loaderOff = pathToFileURL(join(ROOT, 'test', 'support', 'tap-loader-off.mjs')).href;
 const tapArgs = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
 const pgBefore = postgres();
 const began = Date.now();
-const selfBefore = stat().cpu;
-const run = spawnSync(join(ROOT, 'node_modules', '.bin', 'tap'), [`--test-env=NODE_OPTIONS=--import=${loaderOff} --import=${pathToFileURL(preload).href}`, ...tapArgs], {
+const selfBefore = procStat().cpu;
+const run = spawnSync(join(ROOT, 'node_modules', '.bin', 'tap'), [`--test-env=NODE_OPTIONS=--import=${loaderOff} --import=${recorder.href}`, ...tapArgs], {
   cwd: TREE, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NO_COLOR: '1' },
 });
 const wall = Date.now() - began;
-const selfAfter = stat().cpu;
+const selfAfter = procStat().cpu;
 const pgAfter = postgres();
 
 const procs = existsSync(records) ? readFileSync(records, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
