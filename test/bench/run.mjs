@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const [name, ...args] = process.argv.slice(2);
-const run = (argv) => spawnSync(process.execPath, argv, { cwd: ROOT, stdio: 'inherit' }).status ?? 1;
+// The machine's durable PostgreSQL, as a deployment's is: not the suite's own server, which never flushes to disk.
+const env = { ...process.env, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' };
+const run = (argv) => spawnSync(process.execPath, argv, { cwd: ROOT, stdio: 'inherit', env }).status ?? 1;
 const built = run([join(ROOT, 'test/support/compiled-tree.mjs'), '.bench-build']);
 process.exit(built !== 0 ? built : run([join(ROOT, '.bench-build/test/bench', `${name}.js`), ...args]));

@@ -7,9 +7,10 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startSignInWorld, type SignInWorld, type TestAppOptions, type TeardownHost } from '@quad/core/testing';
 import { freePort } from '../startup/support.js';
+import { atProcessEnd } from '../support/process-end.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
@@ -48,18 +49,34 @@ async function listeningWorld(t: TeardownHost, options: Options): Promise<{ worl
   }
 }
 
+let launched: Promise<Browser> | undefined;
+
+/**
+ * The process's Chromium, which every world of its test files shares (launching one costs about a second of CPU;
+ * each world's pages have contexts of their own), closed when the process's last file ends. As root Chromium needs
+ * --no-sandbox. No GPU process: headless, Chromium would still start one (software GL) to composite pages that need
+ * none of it (a browser test file took about a tenth less CPU without).
+ */
+function sharedBrowser(): Promise<Browser> {
+  if (!launched) {
+    const browser = launched = chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    atProcessEnd(() => browser.then((b) => b.close(), () => {}));
+  }
+  return launched;
+}
+
 export async function startBrowserWorld(t: TeardownHost, options: Options = {}): Promise<BrowserWorld> {
   const { world, base } = await listeningWorld(t, options);
-  // As root Chromium needs --no-sandbox. No GPU process: headless, Chromium would still start one (software GL) to
-  // composite pages that need none of it (a browser test file took about a tenth less CPU without).
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-  t.teardown(() => browser.close());
+  const browser = await sharedBrowser();
+  const contexts: BrowserContext[] = [];
+  t.teardown(() => Promise.all(contexts.map((context) => context.close())));
   const problems = new WeakMap<Page, string[]>();
 
   return {
     ...world, base, browser,
     async open() {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: base });
+      contexts.push(context);
       // Test files load through tsx, whose esbuild keeps function names with a `__name(fn, name)` helper; a function
       // a test hands to page.evaluate is serialised with those calls, so the page gets the helper too.
       await context.addInitScript('globalThis.__name = (fn) => fn;');

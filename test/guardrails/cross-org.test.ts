@@ -6,6 +6,7 @@
 // own org in the path and the victim's ids everywhere else: whatever the answer, nothing of the victim may show.
 // Routes and tools are found in the running app, so one added later is covered without an edit here.
 // CROSS_ORG_TRACE=<file> writes every call and the start of its answer there.
+// tap: a process of its own (one of the longest files of the suite: alone, it runs beside the others).
 import { appendFileSync } from 'node:fs';
 import t from 'tap';
 import { CREDENTIALS, privateValues, startCrossOrgWorld, type Category, type CredentialName, type Party, type PrivateValue } from './world.js';

@@ -6,6 +6,7 @@
 // is also sent 2^31, 2^53 and -2^31 - 1. Asserts: never a 5xx other than 503, every 4xx and 503 a JSON `{ error }`,
 // no row written by a refused request (nor any error-log row), and a 400 for an integer outside its field's declared
 // range. Deterministic (fixed seed per route and tool); FUZZ_RUNS and FUZZ_SEED widen a run.
+// tap: a process of its own (the longest file of the suite: alone, it runs beside the others, not after a group).
 import t from 'tap';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse, RouteOptions } from 'fastify';

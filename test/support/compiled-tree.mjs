@@ -16,6 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildWeb } from '../../scripts/build-web.mjs';
+import { writeTestGroups } from './test-groups.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The tree's folder: .test-build for the suite, or the one named (the benchmarks build theirs in .bench-build). */
@@ -73,14 +74,13 @@ function workspaces() {
 }
 
 /**
- * tap's settings in the tree: the repository's, for the compiled test files and without tsx, and without tap's
- * process-info loader (see tap-loader-off.mjs; NODE_OPTIONS, so it runs before tap's own --import).
+ * tap's settings in the tree: the repository's, for the compiled test files (several to a process: test-groups.mjs)
+ * and without tsx, and without tap's process-info loader (see tap-loader-off.mjs; NODE_OPTIONS, so it runs before
+ * tap's own --import).
  */
-const TAPRC = `extends: ../.taprc
+const taprc = (files) => `extends: ../.taprc
 include:
-  - "test/**/*.test.js"
-  - "plugins/*/test/**/*.test.js"
-  - "examples/*/test/**/*.test.js"
+${files.map((f) => `  - "${f}"`).join('\n')}
 node-arg:
   - "--enable-source-maps"
 test-env:
@@ -115,7 +115,7 @@ async function buildCompiledTree() {
     entryPoints: sources, outdir: OUT, outbase: ROOT, format: 'esm', platform: 'node', target: 'node22.12',
     sourcemap: 'inline', sourcesContent: false, tsconfig: join(ROOT, 'tsconfig.json'), logLevel: 'warning',
   });
-  writeFileSync(join(OUT, '.taprc'), TAPRC);
+  writeFileSync(join(OUT, '.taprc'), taprc(writeTestGroups(ROOT, OUT)));
   console.log(`compiled tree: ${sources.length} files in ${Math.round(performance.now() - began)} ms -> ${relative(ROOT, OUT)}`);
 }
 

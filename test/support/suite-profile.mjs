@@ -15,15 +15,18 @@ import { procStat } from './suite-profile-record.mjs';
 const ROOT = join(import.meta.dirname, '..', '..');
 const TREE = join(ROOT, '.test-build');
 
-const postgres = () => {
-  const pid = spawnSync('pgrep', ['-o', '-x', 'postgres'], { encoding: 'utf8' }).stdout.trim();
-  return pid ? procStat(pid).cpu.reduce((a, b) => a + b, 0) : null;
-};
-
 if (!existsSync(join(TREE, '.taprc'))) {
   console.error('no compiled tree: run `npm test` (or `npx tap build && node test/support/compiled-tree.mjs`) first');
   process.exit(2);
 }
+// The test server's postmaster: the process listening on its port.
+const { ADMIN_URL } = await import(pathToFileURL(join(TREE, 'core/src/testing/database.js')).href);
+const postgres = () => {
+  const port = new URL(ADMIN_URL).port || '5432';
+  const listener = spawnSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' }).stdout;
+  const pid = /pid=(\d+)/.exec(listener)?.[1];
+  return pid ? procStat(pid).cpu.reduce((a, b) => a + b, 0) : null;
+};
 const dir = mkdtempSync(join(tmpdir(), 'quad-profile-'));
 const records = join(dir, 'processes.jsonl');
 const recorder = new URL('./suite-profile-record.mjs', import.meta.url);

@@ -6,7 +6,8 @@ import { listMigrations, migrate } from '../db/migrator.js';
 import { Registry } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
 
-export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The suite's own server, which `npm test` starts (.ci/setup-postgres.sh), or TEST_DATABASE_URL's. */
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:54330/postgres';
 const TEMPLATE_LOCK = 7_361_003;
 
 export function databaseUrl(name: string): string {

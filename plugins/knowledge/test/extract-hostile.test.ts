@@ -3,6 +3,7 @@
 // made to inflate fail their file with a message the officer can read; and each limit of the reader threads
 // (deadline, heap, memory, text, pages, the bounded wait) fails the one document while the next one reads, and a
 // process that read is not kept alive by the threads.
+// tap: a process of its own (its top-level afterEach sets the reader threads' limits for the process).
 import { spawn } from 'node:child_process';
 import t, { type Test } from 'tap';
 import { configureReaders, extractDocument, ExtractFailed, READER_LIMITS } from '../extract/index.js';

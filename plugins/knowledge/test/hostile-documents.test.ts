@@ -2,6 +2,7 @@
 // spaced Markdown heading, a .docx that unpacks to 40 MB, a PDF that takes long, a PDF whose font inflates past the
 // memory cap) beside a good file, and crawls of hostile pages, while /health is asked over real HTTP: every answer
 // comes promptly, each hostile file fails (or reads) on its own with its message, the good file is stored.
+// tap: a process of its own (it sets the reader threads' limits for the process, and burns CPU to their deadlines).
 import t, { type Test } from 'tap';
 import { allowOutside, bearer, startFakeSite } from '@quad/core/testing';
 import { configureReaders } from '../extract/index.js';
