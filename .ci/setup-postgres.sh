@@ -55,10 +55,11 @@ log "vector $("${PSQL[@]}" -d template1 -c "select extversion from pg_extension 
 
 # The suite's own server: a cluster of the same binaries on 127.0.0.1:54330, made once and kept (its migrated
 # templates with it), tuned for data that lives for one test file: no flush to disk at commit, at checkpoints or
-# when a database is cloned (fsync, synchronous_commit and full_page_writes off). Each test file clones a template
-# (about 220 per run); on the machine's durable server each clone cost about twice the CPU, and every commit waited
-# for a flush. The machine's server keeps its own settings. Options apply when the server starts: stop it
-# (pg_ctl -D <folder> stop) to change them.
+# when a database is cloned (fsync, synchronous_commit and full_page_writes off; on the machine's durable server
+# each of the run's ~220 clones of a template cost about twice the CPU, and every commit waited for a flush), and
+# no autovacuum, whose workers visited each of the dozens of databases in turn (7 % of a core with no test running;
+# PostgreSQL still vacuums against wraparound). The machine's server keeps its own settings. Options apply when the
+# server starts: stop it (pg_ctl -D <folder> stop) to change them.
 [ -n "${TEST_DATABASE_URL:-}" ] && exit 0
 TEST_PORT=54330
 if [ "$(id -u)" = 0 ]; then
@@ -78,7 +79,8 @@ if ! pg_isready -q -h 127.0.0.1 -p "$TEST_PORT"; then
     as_cluster_owner "$BIN/initdb" -D "$TEST_DIR" -A trust -U postgres -E UTF8 --no-sync >/dev/null
   fi
   as_cluster_owner "$BIN/pg_ctl" -D "$TEST_DIR" -l "$TEST_DIR/server.log" -w -s start -o "-p $TEST_PORT -k $TEST_DIR \
-    -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+    -c autovacuum=off"
 fi
 "${PSQL[@]}" -p "$TEST_PORT" -d template1 -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS vector"
 log "the suite's server is ready on 127.0.0.1:$TEST_PORT ($TEST_DIR)"

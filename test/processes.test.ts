@@ -1,5 +1,6 @@
 // The run command as operators use it: with DATABASE_URL, with an embedded database when it is unset,
 // and as separate api and worker processes sharing one PostgreSQL.
+// tap: a process of its own (half a minute of processes starting and stopping).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';

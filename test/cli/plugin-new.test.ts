@@ -1,6 +1,7 @@
 // `quad plugin new <name>` writes a renamed copy of examples/hello-plugin that the typecheck and the plugin loader
 // accept at once: here in a scratch clone layout (a folder whose node_modules is the repo's), where the copy's own
 // tests then run as they would in plugins/ of a clone.
+// tap: a process of its own (half a minute: a type check and a test run of the generated plugin).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,16 +1,19 @@
 // The command line itself: --help on every command and subcommand, and usage errors as one line, the usage and
-// exit 2, never a stack, from real `quad` processes (what cli.ts makes of an outcome). None touch a database.
+// exit 2, never a stack. Each is run in this process (quad); a real `quad` process shows what cli.ts makes of each
+// kind of outcome (help, a usage error, no command, --version): the same output, as its exit code. None touch a
+// database.
 import t from 'tap';
 import { allCommands, buildProgram, commandPath } from '../../core/src/cli/program.js';
 import { VERSION } from '../../core/src/version.js';
-import { quadProcess as quad } from './processes.js';
+import { quad, quadProcess, type CliResult } from './processes.js';
 
 const { program } = buildProgram();
 const commands = allCommands(program).map(commandPath);
 
 t.test('--help works on every command and subcommand', async (t) => {
   t.ok(commands.length >= 15, `every command is walked (${commands.join(', ')})`);
-  const helps = await Promise.all(commands.map((path) => quad([...path.split(' ').slice(1), '--help'])));
+  const helps: CliResult[] = [];
+  for (const path of commands) helps.push(await quad([...path.split(' ').slice(1), '--help']));
   commands.forEach((path, i) => {
     t.equal(helps[i].code, 0, `${path} --help exits 0`);
     t.match(helps[i].stdout, new RegExp(`^Usage: ${path} `), `${path} --help shows its usage`);
@@ -35,7 +38,8 @@ t.test('usage errors: one line, then the usage; exit 2', async (t) => {
     [['org', 'remove'], "error: missing required argument 'prefix'", 'quad org remove [options] <prefix>'],
     [['migrate', 'now'], "error: too many arguments for 'migrate'. Expected 0 arguments but got 1.", 'quad migrate [options]'],
   ];
-  const results = await Promise.all(cases.map(([args]) => quad(args)));
+  const results: CliResult[] = [];
+  for (const [args] of cases) results.push(await quad(args));
   cases.forEach(([args, error, usage], i) => {
     const { code, stdout, stderr } = results[i];
     const command = `quad ${args.join(' ')}`;
@@ -46,11 +50,18 @@ t.test('usage errors: one line, then the usage; exit 2', async (t) => {
   });
 });
 
+t.test('a quad process: help exits 0, a usage error 2, with the same output', async (t) => {
+  for (const args of [['token', 'create', '--help'], ['org', 'modules', 'acm', 'points=yes']]) {
+    const [ownProcess, inProcess] = [await quadProcess(args), await quad(args)];
+    t.same(ownProcess, inProcess, `quad ${args.join(' ')}`);
+  }
+});
+
 t.test('quad alone shows the commands and exits 2; --version', async (t) => {
-  const bare = await quad([]);
+  const bare = await quadProcess([]);
   t.equal(bare.code, 2);
   t.match(bare.stderr, /^Usage: quad \[options\] \[command\]/);
-  const version = await quad(['--version']);
+  const version = await quadProcess(['--version']);
   t.equal(version.code, 0);
   t.equal(version.stdout, `${VERSION}\n`);
 });

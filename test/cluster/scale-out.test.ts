@@ -2,6 +2,7 @@
 // deployment scales them (README "Scaling out"). What one process does, the others honour exactly: sign-in codes,
 // revocations, rate and count limits, one-at-a-time jobs, cron runs, singleton daemons; and a rolling restart of one
 // API loses no request that a client retries on the other. The processes start once and serve every subtest.
+// tap: a process of its own (it waits for a minute's cron tick, up to a minute, and for room in the minute).
 import pg from 'pg';
 import t from 'tap';
 import { createTestDatabase, discordSettings, roomInMinute, startFakeDiscord } from '@quad/core/testing';

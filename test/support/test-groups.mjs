@@ -6,15 +6,20 @@
 // The compiled tree (compiled-tree.mjs) gets a group file per run of up to GROUP_SIZE test files of one folder,
 // in .test-build/.groups/, which imports them in turn and waits, before the next, until the tests the last one
 // queued have ended: files still run one at a time, each as it does alone, only without a new process. A file whose
-// source says `// tap: a process of its own` (with the reason after it) runs alone, as do the folders whose tests
-// start and stop processes, servers or the clock of their own (ALONE). `npx tap <file>` still runs any one file.
+// source says `// tap: a process of its own` (with the reason after it) runs alone: one that changes what the
+// process shares for the rest of its life, or one long enough (half a minute or more) to hold a group back.
+// `npx tap <file>` still runs any one file.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 export const GROUP_SIZE = 6;
-/** Test folders whose files each run alone: they are about processes (signals, exits, a killed worker, the bin). */
-const ALONE = /^test\/(cli|startup|cluster|faults|deploy)\/|^test\/processes\.test\./;
 export const OWN_PROCESS_MARK = '// tap: a process of its own';
+/**
+ * Folders whose files are long (a browser, processes started and stopped): their groups start first, with the
+ * files that run alone, so that the run ends on short groups rather than waiting on a long one with cores idle.
+ * tap starts its files in the order of their names: the group files' names begin with 1- or 2-.
+ */
+const LONG = /^test\/(browser|cli|startup|faults|deploy)\//;
 
 /** Every test file under `root` that tap's include patterns take (test/**, plugins/<name>/test/**, examples/<name>/test/**). */
 function testFiles(root) {
@@ -35,38 +40,36 @@ function testFiles(root) {
   return found.sort();
 }
 
-const runsAlone = (root, file) => ALONE.test(file) || readFileSync(join(root, file), 'utf8').includes(OWN_PROCESS_MARK);
+const runsAlone = (root, file) => readFileSync(join(root, file), 'utf8').includes(OWN_PROCESS_MARK);
 
-/**
- * Writes the group files into `out` (the compiled tree) and returns what tap runs there: the group files and the
- * files that run alone, as paths relative to `out`.
- */
+/** Writes the group files into `out` (the compiled tree) and returns their paths there: what tap runs. */
 export function writeTestGroups(root, out) {
-  const alone = [];
-  const byFolder = new Map();
-  for (const file of testFiles(root)) {
-    const compiled = file.replace(/\.ts$/, '.js');
-    if (runsAlone(root, file)) alone.push(compiled);
-    else byFolder.set(dirname(file), [...(byFolder.get(dirname(file)) ?? []), compiled]);
-  }
+  const compiled = (file) => file.replace(/\.ts$/, '.js');
+  const files = testFiles(root);
+  const alone = files.filter((file) => runsAlone(root, file)).map(compiled);
+  const grouped = files.filter((file) => !runsAlone(root, file)).map(compiled);
+  // A folder of test/ with one file to group joins test/'s own.
+  const perFolder = Map.groupBy(grouped, dirname);
+  const folderOf = (file) => perFolder.get(dirname(file)).length === 1 && file.startsWith('test/') ? 'test' : dirname(file);
+  const byFolder = Map.groupBy(grouped, folderOf);
   const dir = join(out, '.groups');
   mkdirSync(dir, { recursive: true });
-  const groups = [];
+  const names = [];
+  const write = (name, members) => {
+    writeFileSync(join(dir, name), groupSource(members.map((f) => relative(dir, join(out, f)))));
+    names.push(`.groups/${name}`);
+  };
+  // A file that runs alone runs in a group of its own: the same process, first in the order.
+  for (const file of alone) write(`1-${file.replaceAll('/', '-')}`, [file]);
   for (const [folder, files] of byFolder) {
     const count = Math.ceil(files.length / GROUP_SIZE);
     for (let i = 0; i < count; i++) {
-      // Even runs: 7 files make groups of 4 and 3, not 6 and 1.
+      // Split evenly: 7 files make groups of 4 and 3, not 6 and 1.
       const members = files.filter((_, index) => index % count === i);
-      if (members.length === 1) {
-        alone.push(members[0]);
-        continue;
-      }
-      const name = `${folder.replaceAll('/', '-')}${count > 1 ? `-${i + 1}` : ''}.test.js`;
-      writeFileSync(join(dir, name), groupSource(members.map((f) => relative(dir, join(out, f)))));
-      groups.push(`.groups/${name}`);
+      write(`${LONG.test(members[0]) ? 1 : 2}-${folder.replaceAll('/', '-')}${count > 1 ? `-${i + 1}` : ''}.test.js`, members);
     }
   }
-  return [...groups, ...alone].sort();
+  return names;
 }
 
 function groupSource(imports) {

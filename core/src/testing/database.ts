@@ -84,9 +84,7 @@ export async function createTestDatabase(modules: readonly Module[]): Promise<Te
   await withAdmin(async (admin) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        // FILE_COPY: on the suite's server, which never flushes, copying the template's files took about a third
-        // of the CPU of WAL_LOG, PostgreSQL 15's default, which writes every block of the template to the WAL.
-        await admin.query(`create database "${name}" template "${template}" strategy file_copy`);
+        await admin.query(`create database "${name}" template "${template}"`);
         return;
       } catch (err) {
         // Another clone of the same template at the same moment: wait and retry.
