@@ -3,10 +3,10 @@
 // then runs its file's tests cold (every validator compiled, nothing optimised yet). Run one after another in one
 // process, the files of a folder paid that once: 12 plugin test files took 15.5 s of CPU together and 33 s apart.
 //
-// The compiled tree (compiled-tree.mjs) gets a group file per run of up to GROUP_SIZE test files of one folder,
-// in .test-build/.groups/, which imports them in turn and waits, before the next, until the tests the last one
-// queued have ended: files still run one at a time, each as it does alone, only without a new process. A file whose
-// source says `// tap: a process of its own` (with the reason after it) runs alone: one that changes what the
+// The compiled tree (compiled-tree.mjs) gets a group file for every up to GROUP_SIZE test files of one folder, in
+// .test-build/.groups/, which imports them in turn and waits, before the next, until the tests the last one queued
+// have ended: files still run one at a time, each as it does alone, only without a new process. A file whose source
+// says `// tap: a process of its own` (with the reason after it) gets a group of its own: one that changes what the
 // process shares for the rest of its life, or one long enough (half a minute or more) to hold a group back.
 // `npx tap <file>` still runs any one file.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -44,14 +44,12 @@ const runsAlone = (root, file) => readFileSync(join(root, file), 'utf8').include
 
 /** Writes the group files into `out` (the compiled tree) and returns their paths there: what tap runs. */
 export function writeTestGroups(root, out) {
+  const { alone = [], grouped = [] } = Object.groupBy(testFiles(root), (file) => runsAlone(root, file) ? 'alone' : 'grouped');
   const compiled = (file) => file.replace(/\.ts$/, '.js');
-  const files = testFiles(root);
-  const alone = files.filter((file) => runsAlone(root, file)).map(compiled);
-  const grouped = files.filter((file) => !runsAlone(root, file)).map(compiled);
   // A folder of test/ with one file to group joins test/'s own.
   const perFolder = Map.groupBy(grouped, dirname);
   const folderOf = (file) => perFolder.get(dirname(file)).length === 1 && file.startsWith('test/') ? 'test' : dirname(file);
-  const byFolder = Map.groupBy(grouped, folderOf);
+  const byFolder = Map.groupBy(grouped.map(compiled), folderOf);
   const dir = join(out, '.groups');
   mkdirSync(dir, { recursive: true });
   const names = [];
@@ -60,7 +58,7 @@ export function writeTestGroups(root, out) {
     names.push(`.groups/${name}`);
   };
   // A file that runs alone runs in a group of its own: the same process, first in the order.
-  for (const file of alone) write(`1-${file.replaceAll('/', '-')}`, [file]);
+  for (const file of alone.map(compiled)) write(`1-${file.replaceAll('/', '-')}`, [file]);
   for (const [folder, files] of byFolder) {
     const count = Math.ceil(files.length / GROUP_SIZE);
     for (let i = 0; i < count; i++) {
