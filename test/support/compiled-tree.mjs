@@ -2,8 +2,8 @@
 // TypeScript file compiled to JavaScript where it sits (esbuild, file by file, as scripts/build.mjs builds dist/ and as
 // tsx compiles for `npx tap file.ts`) beside a link to its source, every other file, and every folder without
 // TypeScript, a link to the original (migrations, fixtures, READMEs, built pages, dist/). Test processes then run plain
-// JavaScript: tsx's loader hooks cost each of the suite's ~180 processes about 1.7 s of CPU (Node runs them on
-// another thread, a round trip per module), a fifth of the suite's CPU on two cores.
+// JavaScript: tsx's loader hooks cost each test process about 1.7 s of CPU (Node runs them on another thread, a
+// round trip per module), a fifth of the suite's CPU on two cores when each file had a process of its own.
 //
 // In the tree, relative imports and `import.meta.url` paths land where they do in the sources, and tap's working
 // directory is the tree, so paths relative to it do too. Workspace packages resolve to their mirrors (entry points
