@@ -1,9 +1,10 @@
 // Where the suite's time goes: `npm run test:profile` runs the compiled tree as `npm test` does (build it first with
 // `npm test` or `npx tap build && node test/support/compiled-tree.mjs`) with one more preload in every node process,
 // which writes its pid, parent, command line, wall time and CPU (its own and its reaped children's, from
-// /proc/self/stat) when it exits (suite-profile-record.mjs). Then it prints the test files by CPU, each with its wall
-// time, its CPU (a test process's children, reaped before it exits, are in its figure: `quad` processes, sshd,
-// Chromium) and the node processes it started, and PostgreSQL's CPU over the run (the postmaster's own and its reaped backends').
+// /proc/self/stat) when it exits (suite-profile-record.mjs). Then it prints the test processes (a group of files, or
+// a file that runs alone: test-groups.mjs) by CPU, each with its wall time, its CPU (its children, reaped before it
+// exits, are in its figure: `quad` processes, sshd, Chromium) and the node processes it started, and the test
+// server's CPU over the run (its postmaster's own and its reaped backends').
 // Arguments after `--` go to tap (a file list, --jobs). Linux only; timings vary with the machine's load.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -57,8 +58,8 @@ for (const p of procs.filter((q) => !isTest(q))) {
 const rows = [...files.values()].sort((a, b) => b.cpu - a.cpu);
 const s = (ms) => (ms / 1000).toFixed(1);
 const total = rows.reduce((a, r) => a + r.cpu, 0);
-console.log(`tap exit ${run.status}, wall ${s(wall)} s; test files ${rows.length}, their CPU ${s(total)} s (own ${s(rows.reduce((a, r) => a + r.own, 0))} s), wall summed ${s(rows.reduce((a, r) => a + r.wall, 0))} s`);
-console.log(`tap runner CPU ${s(selfAfter[2] + selfAfter[3] - selfBefore[2] - selfBefore[3] - total)} s beside the files; PostgreSQL CPU ${pgBefore === null || pgAfter === null ? 'unknown' : s(pgAfter - pgBefore)} s`);
+console.log(`tap exit ${run.status}, wall ${s(wall)} s; test processes ${rows.length}, their CPU ${s(total)} s (own ${s(rows.reduce((a, r) => a + r.own, 0))} s), wall summed ${s(rows.reduce((a, r) => a + r.wall, 0))} s`);
+console.log(`tap runner CPU ${s(selfAfter[2] + selfAfter[3] - selfBefore[2] - selfBefore[3] - total)} s beside the test processes; PostgreSQL CPU ${pgBefore === null || pgAfter === null ? 'unknown' : s(pgAfter - pgBefore)} s`);
 console.log('\n  cpu s   own s  wall s  node procs  file');
 for (const r of rows.slice(0, Number(process.env.TOP ?? 40))) {
   console.log(`${s(r.cpu).padStart(7)} ${s(r.own).padStart(7)} ${s(r.wall).padStart(7)} ${String(r.nodes).padStart(11)}  ${r.file}`);

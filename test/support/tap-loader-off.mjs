@@ -6,8 +6,9 @@
 // process, importing the core took 3.2 s of CPU with it and 2.3 s without (a `quad` command, 2.9 and 1.8 s). Its
 // registration is skipped; every other loader (tsx's, for one) registers as usual.
 //
-// It also turns on Node's compile cache, as `quad` does (core/bin/compile-cache.js): each of the suite's few hundred
-// processes then reads the bytecode of the modules it shares with the others instead of compiling them.
+// It also turns on Node's compile cache, as `quad` does (core/bin/compile-cache.js): each of the suite's processes
+// (test processes, and the `quad` and node processes they start) then reads the bytecode of the modules it shares
+// with the others instead of compiling them.
 import '../../core/bin/compile-cache.js';
 import module from 'node:module';
 
