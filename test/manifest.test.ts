@@ -83,23 +83,25 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
     { ...base, provides: [provide(counter, counterImpl)], consumes: [defineService<Counter>({ id: 'other.counter', methods: [] })] },
     { ...base, name: 'other', provides: [provide(defineService<Counter>({ id: 'other.counter', methods: [] }), counterImpl)], consumes: [counter] },
   ], /^Plugin "(demo|other)": needs: circular need: /],
-  // Namespaces of tables, event kinds and settings, and claims.
-  ['an entity table outside the namespace', [{ ...base, entities: [entity('loose_rows')] }], /^Plugin "demo": entities\[0\]: table "loose_rows" is outside the module's namespace "demo_\*" \(or "demo"\); name it so, or claim it in claims\.tables/],
-  ['a migration table outside the namespace', [{ ...base, migrations: fixture('outside-migrations') }], /^Plugin "demo": migrations\/0001_things\.sql: table "loose_things" is outside the module's namespace/],
+  // Tables: each declared with its tenancy; a name outside the namespace is a claim. Event kinds and settings.
+  ['an entity table not declared in tables', [{ ...base, entities: [entity('demo_rows')] }], /^Plugin "demo": entities\[0\]: table "demo_rows" is not declared in tables: declare its tenancy there \('org', 'shared' or 'global'/],
+  ['a migration table not declared in tables', [{ ...base, migrations: fixture('outside-migrations') }], /^Plugin "demo": migrations\/0001_things\.sql: table "loose_things" is not declared in tables/],
+  ['a tenancy that is none of org, shared and global', [{ ...base, tables: { demo_rows: 'private' as never } }], /^Plugin "demo": tables\.demo_rows: |^Plugin "demo": tables\/demo_rows: /],
+  ['a table name that is not a table name', [{ ...base, tables: { 'Demo Rows': 'org' } }], /^Plugin "demo": tables/],
   ['an event kind outside the namespace', [{ ...base, events: ['order.created'] }], /^Plugin "demo": events\[0\]: event kind "order\.created" is outside the module's namespace "demo\.\*"/],
   ['a setting outside the namespace', [{ ...base, settings: Type.Object({ GREETING: Type.String({ default: 'hi' }) }) }], /^Plugin "demo": settings\.GREETING: setting "GREETING" is outside the module's namespace "DEMO_\*"/],
-  ['a claim of a core table', [{ ...base, claims: { tables: ['users'] }, entities: [entity('users')] }], /^Plugin "demo": claims\.tables\[0\]: table "users" is owned by the core already/],
+  ['a declared core table', [{ ...base, tables: { users: 'global' }, entities: [entity('users')] }], /^Plugin "demo": tables\.users: table "users" is owned by the core already/],
   ['a claim of a core setting', [{ ...base, claims: { settings: ['PORT'] } }], /^Plugin "demo": claims\.settings\[0\]: setting "PORT" is owned by the core already/],
-  ['a claim in another module\'s namespace', [{ ...base }, { ...base, name: 'other', claims: { tables: ['demo_rows'] } }], /^Plugin "other": claims\.tables\[0\]: "demo_rows" is in the namespace of module "demo"/],
+  ['a table declared in another module\'s namespace', [{ ...base }, { ...base, name: 'other', tables: { demo_rows: 'org' } }], /^Plugin "other": tables\.demo_rows: "demo_rows" is in the namespace of module "demo"/],
   ['a claimed setting that the module of its namespace declares', [
     { ...base, settings: Type.Object({ DEMO_URL: Type.String({ default: 'x' }) }) }, { ...base, name: 'other', claims: { settings: ['DEMO_URL'] } },
   ], /^Plugin "other": claims\.settings\[0\]: "DEMO_URL" is in the namespace of module "demo"/],
   ['one name claimed by two modules', [
     { ...base, claims: { events: ['order.created'] } }, { ...base, name: 'other', claims: { events: ['order.created'] } },
   ], /^Plugin "other": claims\.events\[0\]: event kind "order\.created" is owned by module "demo" already/],
-  ['a claimed table another module creates', [
-    { ...base, claims: { tables: ['products'] }, entities: [entity('products')] }, { ...base, name: 'other', claims: { tables: ['products'] } },
-  ], /^Plugin "other": claims\.tables\[0\]: table "products" is owned by module "demo" already/],
+  ['a table another module declares and creates', [
+    { ...base, tables: { products: 'org' }, entities: [entity('products')] }, { ...base, name: 'other', tables: { products: 'org' } },
+  ], /^Plugin "other": tables\.products: table "products" is owned by module "demo" already/],
   // Route folders.
   ['routes that are neither a plugin nor a folder URL', [{ ...base, routes: './routes' as never }], /^Plugin "demo": routes: must be a Fastify plugin or a folder URL/],
   ['a routes folder that does not exist', [{ ...base, routes: fixture('no-such-folder') }], /^Plugin "demo": routes: folder .*no-such-folder.* does not exist/],
@@ -131,8 +133,9 @@ t.test('an unknown policy or an undeclared machine scope refuses boot', async (t
 t.test('claimed and namespaced names are accepted', async (t) => {
   const registry = build({
     ...base, coreVersion: `^${VERSION}`, entities: [entity('demo_rows'), entity('demo'), entity('products')],
+    tables: { demo_rows: 'org', demo: 'global', products: 'shared' },
     events: ['demo.done', 'order.created'], settings: Type.Object({ DEMO_GREETING: Type.String({ default: 'hi' }), GREETING: Type.String({ default: 'hi' }) }),
-    claims: { tables: ['products'], events: ['order.created'], settings: ['GREETING'] },
+    claims: { events: ['order.created'], settings: ['GREETING'] },
   });
   t.ok(registry.get('demo'));
   const beside = build(base, { ...base, name: 'other', settings: Type.Object({ DEMO_API_URL: Type.String({ default: 'x' }) }), claims: { settings: ['DEMO_API_URL'] } });

@@ -34,8 +34,9 @@ t.test('applies each module after the modules it needs, once', async (t) => {
   };
   // "store" is listed first but needs "points": its foreign key only works if points' table exists first.
   const store = defineModule({ name: 'store', title: 'S', description: 'd', category: 'c', needs: [{ key: 'points', label: 'Points', kind: 'module' }],
+    tables: { store_orders: 'global' },
     migrations: dir({ '0001_orders.sql': 'create table store_orders (id serial primary key, pts integer references points_rows (id));' }) });
-  const points = defineModule({ name: 'points', title: 'P', description: 'd', category: 'c',
+  const points = defineModule({ name: 'points', title: 'P', description: 'd', category: 'c', tables: { points_rows: 'global' },
     migrations: dir({ '0001_rows.sql': 'create table points_rows (id serial primary key);', '0002_more.sql': 'alter table points_rows add column amount integer;' }) });
   const registry = new Registry([...CORE_MODULES, store, points]);
   const first = await migrate(url, registry.modules);
@@ -57,7 +58,7 @@ t.test('a failing migration is rolled back whole and named', async (t) => {
   const url = await freshDatabase(t);
   const d = mkdtempSync(join(tmpdir(), 'quad-mig-'));
   writeFileSync(join(d, '0001_bad.sql'), 'create table bad_half_done (id int); select no_such_function();');
-  const bad = defineModule({ name: 'bad', title: 'B', description: 'd', category: 'c', migrations: d });
+  const bad = defineModule({ name: 'bad', title: 'B', description: 'd', category: 'c', tables: { bad_half_done: 'global' }, migrations: d });
   await t.rejects(migrate(url, new Registry([...CORE_MODULES, bad]).modules), { message: /^Migration bad\/0001_bad\.sql failed: function no_such_function\(\) does not exist/ });
   const c = new pg.Client({ connectionString: url });
   await c.connect();

@@ -23,6 +23,13 @@ export const coreModule = defineModule({
   description: 'Orgs, sign-in, notifications, audit and error logs, jobs and health.',
   category: 'Core',
   core: true,
+  // The org table itself and who may sign in are global; every other core table holds one org's rows (the audit,
+  // error and job-run logs also hold rows of no org, which only the cross-org path sees).
+  tables: {
+    organizations: 'global', users: 'global', sign_in_codes: 'global', refresh_tokens: 'global', revoked_tokens: 'global',
+    app_tokens: 'global', machine_tokens: 'org', notifications: 'org', audit_log: 'org', error_log: 'org', job_runs: 'org',
+    org_limits: 'org', usage_counters: 'org', org_secrets: 'org', dashboard_ci_cache: 'org',
+  },
   migrations: new URL('../../migrations/', import.meta.url),
   routes: healthRoutes,
   jobs: [pruneJob],

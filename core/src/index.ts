@@ -7,6 +7,9 @@ export type {
   DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext, ClaimsDecl, PageDecl, PagesDecl, ActivityTabDecl, ExploreTabDecl, MemberPageDecl,
 } from './modules/types.js';
 export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
+export { OrgDb, orgDb, withDb } from './db/org-db.js';
+export { sql, SqlFragment } from './db/sql.js';
+export type { TableTenancy } from './modules/types.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';
 export type { OrgSnapshot } from './orgs/org-cache.js';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';

@@ -46,6 +46,7 @@ export default defineModule({
   limits: [
     { key: 'hello.greetings_per_day', kind: 'rate', window: 'day', default: 1000, description: 'Greetings an org may leave a day' },
   ],
+  tables: { hello_greetings: 'org', hello_tallies: 'org' },
   entities: [Greeting, Tally],
   migrations: new URL('./migrations/', import.meta.url),
   // Every file of routes/ default-exports a route plugin; the core mounts them with @fastify/autoload.

@@ -19,6 +19,7 @@ export default defineModule({
     { name: 'agents:read', description: 'Read members\' conversations, summaries, memories and profile graphs', uses: ['embeddings'] },
     { name: 'agents:write', description: 'Write conversations, messages, summaries, memories and profile facts, hold and claim pending actions, delete a member\'s data', uses: ['embeddings'] },
   ],
+  tables: { agents_conversations: 'org', agents_messages: 'org', agents_summaries: 'org', agents_pending: 'org', agents_memories: 'org', agents_profile_nodes: 'org', agents_profile_edges: 'org' },
   migrations: new URL('./migrations/', import.meta.url),
   databaseExtensions: [{ name: 'vector', without: 'profile nodes keep no vectors and GET /profile/similar answers 503' }],
   routes: new URL('./routes/', import.meta.url),

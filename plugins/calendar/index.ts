@@ -18,6 +18,7 @@ export default defineModule({
     { name: 'calendar:manage', description: 'Add, change and delete the org\'s calendar events' },
   ],
   // Calendar data has no limits (document 1, "Limits"); listings and the feed are bounded instead (README).
+  tables: { calendar_events: 'org', calendar_feeds: 'org', calendar_settings: 'org' },
   migrations: new URL('./migrations/', import.meta.url),
   routes: calendarRoutes,
   tools: calendarTools,

@@ -46,6 +46,7 @@ export default defineModule({
     name: KEY_SECRET, writeOnly: true,
     label: 'Key that encrypts the webhook destinations (made by Quad; deleting it makes every destination unreadable until set again)',
   }],
+  tables: { event_webhook_webhooks: 'org' },
   entities: [Webhook],
   migrations: new URL('./migrations/', import.meta.url),
   routes: webhookRoutes,

@@ -42,6 +42,7 @@ export default defineModule({
     count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from hostprov_apps where organization_id = ?', [orgId]))[0].n),
   }],
   secrets: [{ name: 'hostprov.env_', perKey: true, writeOnly: true, label: 'A secret environment value of hosted apps (hostprov.env_<key>, named in an app\'s secret_env)' }],
+  tables: { hostprov_apps: 'org', hostprov_deploys: 'org' },
   migrations: new URL('./migrations/', import.meta.url),
   routes: hostingRoutes,
   tools: hostingTools,

@@ -75,6 +75,7 @@ export default defineModule({
     // integrations.ts: renders https://example.com/.
     test: testRender,
   }],
+  tables: { knowledge_sources: 'shared', knowledge_versions: 'shared', knowledge_chunks: 'shared', knowledge_crawls: 'shared', knowledge_runs: 'org' },
   entities: [KnowledgeSource, KnowledgeVersion, KnowledgeChunk],
   migrations: new URL('./migrations/', import.meta.url),
   // routes/api.ts: the machine API under /api/knowledge; routes/dashboard.ts: the officer routes.

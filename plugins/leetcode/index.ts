@@ -34,6 +34,7 @@ export default defineModule({
     { name: 'leetcode:read', description: 'Read the LeetCode daily problem the org posted and who solved it' },
     { name: 'leetcode:manage', description: 'Link and unlink members\' LeetCode usernames' },
   ],
+  tables: { leetcode_settings: 'org', leetcode_links: 'org', leetcode_posts: 'org', leetcode_solves: 'org' },
   migrations: new URL('./migrations/', import.meta.url),
   routes: leetcodeRoutes,
   tools: leetcodeTools,

@@ -41,6 +41,7 @@ export default defineModule({
   provides: [provide(podProviderRef, podProviderService)],
   jobs: [scheduleJob],
   events: ['podhost.pod_created', 'podhost.pod_started', 'podhost.pod_stopped', 'podhost.pod_restarted', 'podhost.pod_terminated', LOST_POD_DELETED],
+  tables: { compute_pods: 'org', compute_keys: 'org', compute_connections: 'org', compute_sessions: 'org', compute_lost_creates: 'org' },
   migrations: new URL('./migrations/', import.meta.url),
   routes: new URL('./routes/', import.meta.url),
   pages: {
@@ -49,5 +50,5 @@ export default defineModule({
   },
   settings: PodsSettingsSchema,
   // Names the spec pins outside podhost_*: the tables compute_* (spec "Records") and the provider's URL setting.
-  claims: { tables: ['compute_pods', 'compute_keys', 'compute_connections', 'compute_sessions', 'compute_lost_creates'], settings: CLAIMED_SETTINGS },
+  claims: { settings: CLAIMED_SETTINGS },
 });

@@ -20,6 +20,7 @@ export default defineModule({
   description: 'Members earn points for messages, event check-ins and officer awards; leaderboards and member lists.',
   category: 'Engagement',
   coreVersion: '^0.1.0',
+  tables: { points_entries: 'org', points_members: 'org', points_balances: 'org' },
   entities: [PointsEntry, PointsMember],
   provides: [provide(pointsLedger, ledger)],
   migrations: new URL('./migrations/', import.meta.url),

@@ -19,13 +19,14 @@ export default defineModule({
   coreVersion: '^0.1.0',
   needs: [{ key: 'points', label: 'Points', kind: 'module' }],
   consumes: [pointsLedger],
+  tables: { products: 'org', orders: 'org', order_items: 'org', store_member_orders: 'org' },
   entities: [Product, Order, OrderItem],
   migrations: new URL('./migrations/', import.meta.url),
   // One file per route group (catalog, orders, members, storefront), mounted by the core with @fastify/autoload.
   routes: new URL('./routes/', import.meta.url),
   events: ['order.created'],
   // Names the spec pins outside the store's namespace.
-  claims: { tables: ['products', 'orders', 'order_items'], events: ['order.created'] },
+  claims: { events: ['order.created'] },
   dashboard: storeDashboard,
   // The Store page (products, orders) and Overview card: web/index.tsx, built to web/dist/ (README "Pages").
   pages: {

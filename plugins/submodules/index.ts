@@ -39,6 +39,7 @@ export default defineModule({
     // queries/search.ts: one test query.
     test: testSearch,
   }],
+  tables: { submodules_subscriptions: 'org' },
   entities: [Subscription],
   migrations: new URL('./migrations/', import.meta.url),
   // routes/dashboard.ts (officers), api.ts (tokens), campus.ts (legacy /api/campus/*), superadmin.ts.

@@ -35,6 +35,7 @@ export default defineModule({
     key: LIMIT_KEY, kind: 'count', default: 50, paidBy: 'org', description: 'Uptime monitors of an org',
     count: async (em, orgId) => Number((await em.execute('select count(*) as n from uptime_monitors where organization_id = ?', [orgId]))[0].n),
   }],
+  tables: { uptime_monitors: 'org', uptime_checks: 'org', uptime_days: 'org' },
   migrations: new URL('./migrations/', import.meta.url),
   routes: uptimeRoutes,
   tools: uptimeTools,

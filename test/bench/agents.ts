@@ -67,10 +67,10 @@ async function loadHistory(pool: pg.Pool, orgId: number, memberId: string, conve
       `insert into agents_conversations (organization_id, uuid, member_id, channel_id, visibility, last_seq)
        values ($1, $2, $3, $4, 'private', $5) returning id`, [orgId, uuid, id, CHANNEL, messages]);
     await pool.query(
-      `insert into agents_messages (conversation_id, seq, role, content)
-       select $1, s, case when s % 2 = 1 then 'user' else 'assistant' end, 'message ' || s || ' of a long talk about robots, courses and club events'
-       from generate_series(1, $2) s`, [c.id, messages]);
-    await pool.query(`insert into agents_summaries (conversation_id, content, covers) values ($1, 'what was said before', $2)`, [c.id, Math.round(SUMMARY_COVERS * scale)]);
+      `insert into agents_messages (organization_id, conversation_id, seq, role, content)
+       select $3, $1, s, case when s % 2 = 1 then 'user' else 'assistant' end, 'message ' || s || ' of a long talk about robots, courses and club events'
+       from generate_series(1, $2) s`, [c.id, messages, orgId]);
+    await pool.query(`insert into agents_summaries (organization_id, conversation_id, content, covers) values ($3, $1, 'what was said before', $2)`, [c.id, Math.round(SUMMARY_COVERS * scale), orgId]);
     const memories = Math.round(MEMORIES * scale);
     const sensitive = n === 0 ? Array.from({ length: memories / 10 }, (_, i) => seal(`sensitive memory ${i}`)) : [];
     await pool.query(
@@ -153,8 +153,9 @@ async function floorCommit(pool: pg.Pool, discord: DiscordTarget, authorization:
     });
     const first = c.last_seq - body.messages.length + 1;
     await client.query({
-      name: 'msg', values: [c.id, JSON.stringify(body.messages.map((m, i) => ({ seq: first + i, ...m })))],
-      text: `insert into agents_messages (conversation_id, seq, role, content) select $1, r.seq, r.role, r.content from json_to_recordset($2::json) as r(seq integer, role text, content text)`,
+      name: 'msg', values: [c.id, JSON.stringify(body.messages.map((m, i) => ({ seq: first + i, ...m }))), org],
+      // The org the service's row takes from its transaction's binding, named here (the floor binds nothing).
+      text: `insert into agents_messages (organization_id, conversation_id, seq, role, content) select $3, $1, r.seq, r.role, r.content from json_to_recordset($2::json) as r(seq integer, role text, content text)`,
     });
     const { rows: memories } = await client.query({
       name: 'mem', values: [org, memberId, JSON.stringify(body.memories)],

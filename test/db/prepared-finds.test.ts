@@ -26,7 +26,7 @@ const Probe = defineOrgEntity({
     owner: p.manyToOne(User).nullable(),
   },
 });
-const probes = defineModule({ name: 'probes', title: 'Probes', description: 'Prepared find probes', category: 'Tests', entities: [Probe] });
+const probes = defineModule({ name: 'probes', title: 'Probes', description: 'Prepared find probes', category: 'Tests', entities: [Probe], tables: { probes_items: 'org' } });
 
 t.test('prepared simple finds', async (t) => {
   const quad = await startTestApp(t, { plugins: [probes] });

@@ -75,6 +75,7 @@ export const quotaModule = defineModule({
     { key: 'quota.hourly', kind: 'rate', window: 'hour', default: 100, paidBy: 'org', description: 'an hourly rate paid by the org' },
     { key: 'quota.shared_pages', kind: 'count', default: null, paidBy: 'shared', description: 'pages made once for all orgs', count: async () => 0 },
   ],
+  tables: { quota_things: 'org' },
   entities: [QuotaThing],
   migrations: new URL('./fixture-migrations/', import.meta.url),
   routes,

@@ -11,7 +11,7 @@ let late: Promise<unknown> = Promise.resolve();
 const ledger = defineModule({
   name: 'ledger', title: 'Ledger', description: 'Tools that write through em', category: 'Tests',
   migrations: new URL('../fixtures/sample-migrations/', import.meta.url),
-  claims: { tables: ['sample_items'] },
+  tables: { sample_items: 'org' },
   entities: [SampleItem],
   scopes: [{ name: 'ledger:write', description: 'Write' }],
   tools: [

@@ -26,6 +26,7 @@ export const authModule = defineModule({
   description: 'Officer sign-in with Discord, member sessions, identity-provider sign-in, legacy app tokens.',
   category: 'Core',
   core: true,
+  tables: { users: 'global', machine_tokens: 'org', app_tokens: 'global' },
   entities: authEntities,
   jobs: [pruneJob],
   routes: async (app) => {

@@ -10,6 +10,7 @@ import type { Registry } from '../modules/registry.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { CoreServices } from '../services.js';
 import type { CiRuns } from './ci.js';
+import { withDb } from '../db/org-db.js';
 
 /** Rows of each recent list. */
 export const RECENT_ROWS = 10;
@@ -45,7 +46,7 @@ export async function overview(deps: {
       .filter((m) => m.dashboard?.overview && registry.isEnabled(org.modules as Record<string, boolean>, m.name))
       .map(async (m): Promise<[string, Record<string, unknown>]> => {
         try {
-          return [m.name, await m.dashboard!.overview!({ em: em.fork(), org, services })];
+          return [m.name, await m.dashboard!.overview!(withDb({ em: em.fork(), org, services }))];
         } catch (err) {
           log.error({ err }, `dashboard overview of module ${m.name} failed: ${(err as Error).message}`);
           return [m.name, { unavailable: true }];

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from '../modules/registry.js';
 import type { CoreServices } from '../services.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
+import { withDb } from '../db/org-db.js';
 
 export const TREND_DAYS_MIN = 7;
 export const TREND_DAYS_MAX = 90;
@@ -59,7 +60,7 @@ export async function trends(
     .filter((m) => m.dashboard?.trends && registry.isEnabled(org.modules as Record<string, boolean>, m.name))
     .map(async (m) => {
       try {
-        const series = await m.dashboard!.trends!({ em: em.fork(), org, services: deps.services }, { since: range.since, days });
+        const series = await m.dashboard!.trends!(withDb({ em: em.fork(), org, services: deps.services }), { since: range.since, days });
         return series.map((s) => ({ module: m.name, key: String(s.key), title: String(s.title), values: fit(s.values, days) }));
       } catch (err) {
         deps.log.error({ err }, `dashboard trends of module ${m.name} failed: ${(err as Error).message}`);

@@ -1,18 +1,16 @@
-// A transaction that begins with its first statement. Work that may or may not touch the database (a tool call)
-// gets an EntityManager inside it up front, and pays for BEGIN and COMMIT only when something is sent through
-// that EntityManager; the caller's own last statement then runs inside the transaction, or alone (autocommit)
-// when nothing began it.
+// A transaction bound to an org (org-binding.ts) that begins with its first statement. Work that may or may not
+// touch the database (a tool call) gets an EntityManager inside it up front, and pays for BEGIN and COMMIT only
+// when something is sent through that EntityManager; the caller's own last statement then runs inside the
+// transaction, or alone in a bound transaction of its own when nothing began it. An org-bound EntityManager's
+// explicit transactions (em.transactional, em.begin, a flush) are such transactions too (`knexTransaction`).
 //
 // It runs on one pooled connection with plain BEGIN / SAVEPOINT / COMMIT statements rather than a knex
 // transaction object: knex builds a transactor, a client and a chain of promises per transaction, which cost more
 // than the statements of a typical tool call (issue 12). MikroORM sees what it expects of a knex transaction: a
 // context whose `client` runs statements on the connection, and whose `transaction()` opens a savepoint.
-import type { EntityManager, Knex, MikroORM } from '@mikro-orm/postgresql';
-import { forkFor, rawQuery } from './orm.js';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import { beginBound, runInBoundTransaction, type IsolationLevel, type PgConnection as Connection } from './org-binding.js';
 import type { PreparedQuery } from './raw-query.js';
-
-/** The part of a pooled pg connection used here. */
-interface Connection { query(statement: string | PreparedQuery): Promise<{ rows: unknown[] }>; __knex__disposed?: unknown }
 
 /** A nested transaction as MikroORM drives it (`em.transactional` inside the call): one savepoint. */
 interface Savepoint {
@@ -23,17 +21,20 @@ interface Savepoint {
   executionPromise?: Promise<void>;
 }
 
+/** What MikroORM holds as the transaction context of a root transaction (see knexTransaction()). */
+export interface KnexTransactionLike extends Savepoint { executionPromise?: Promise<void> }
+
 export class DeferredTransaction {
   private begun: Promise<Connection> | null = null;
+  /** BEGIN and the binding, answered (or failed) after the first statement was written behind them. */
+  private bound: Promise<unknown> | null = null;
   private ended = false;
   private savepoints = 0;
   /** What the forks hold as their transaction context; made by the first fork (see context()). */
   private shared: { client: Knex.Client; transaction: Savepoint['transaction'] } | null = null;
-  private readonly pool: Knex.Client;
 
-  constructor(private readonly orm: MikroORM) {
-    this.pool = orm.em.getConnection().getKnex().client;
-  }
+  /** `pool`: the ORM's knex client (`orm.em.getConnection().getKnex().client`). */
+  constructor(private readonly pool: Knex.Client, readonly orgId: number, private readonly isolation?: IsolationLevel) {}
 
   /**
    * knex runs a statement of a transaction on `ctx.client` (MikroORM calls `transacting(ctx)`): a client of the
@@ -53,12 +54,10 @@ export class DeferredTransaction {
     if (this.ended) return Promise.reject(new Error('The transaction has ended: no more statements may run in it'));
     return (this.begun ??= (async () => {
       const connection = await this.pool.acquireConnection() as Connection;
-      try {
-        await connection.query('begin');
-      } catch (err) {
-        await this.release(connection, err);
-        throw err;
-      }
+      // Not awaited: the first statement is written behind BEGIN and the binding (a failure of either fails it
+      // too, and commit() reports it).
+      this.bound = beginBound(connection, this.orgId, this.isolation);
+      this.bound.catch(() => {});
       return connection;
     })());
   }
@@ -81,21 +80,35 @@ export class DeferredTransaction {
     return savepoint;
   }
 
-  /** A fork bound to the org whose statements (queries, flushes, nested transactions) run in this transaction. */
-  fork(orgId: number): EntityManager {
-    const em = forkFor(this.orm, orgId);
+  /** Make `em` (a fork bound to this transaction's org) send its statements (queries, flushes, nested
+   *  transactions) in this transaction. */
+  enlist(em: EntityManager): EntityManager {
     em.setTransactionContext(this.context() as unknown as Knex.Transaction);
     return em;
   }
 
+  /** This transaction as MikroORM drives a root transaction: statements on `client`, commit() and rollback(),
+   *  and a savepoint for each nested transaction. */
+  knexTransaction(): KnexTransactionLike {
+    const context = this.context();
+    const transaction: KnexTransactionLike = {
+      client: context.client,
+      transaction: context.transaction,
+      // MikroORM calls commit() and then awaits executionPromise (knex's way of reporting a failed commit).
+      commit: () => (transaction.executionPromise = this.commit()),
+      rollback: () => this.rollback(),
+    };
+    return transaction;
+  }
+
   /**
-   * Run the transaction's last statement: on its connection when something began it, else alone on the pool
-   * (nothing can begin it afterwards). Then commit() or rollback().
+   * Run the transaction's last statement: on its connection when something began it, else alone in a bound
+   * transaction of its own (nothing can begin this one afterwards). Then commit() or rollback().
    */
   async last<R>(statement: PreparedQuery): Promise<R[]> {
     if (!this.begun) {
       this.ended = true;
-      return rawQuery(this.orm)<R>(statement);
+      return (await runInBoundTransaction<R>(this.pool, this.orgId, statement)).rows;
     }
     return (await (await this.begun).query(statement)).rows as R[];
   }
@@ -106,7 +119,9 @@ export class DeferredTransaction {
     const connection = await this.begun;
     let failure: unknown;
     try {
-      await connection.query('commit');
+      const [begun, committed] = await Promise.allSettled([this.bound, connection.query('commit')]);
+      if (begun.status === 'rejected') throw begun.reason;
+      if (committed.status === 'rejected') throw committed.reason;
     } catch (err) {
       failure = err;
       throw err;

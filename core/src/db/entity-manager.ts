@@ -6,8 +6,9 @@
 // relation a filter could join) takes the steps MikroORM's findOne takes for it, in the same order: the identity
 // map, the auto-flush, the filters (the org filter), the driver's find, the entity made and registered, the onLoad
 // events. Everything else is MikroORM's own findOne.
-import { helper, ReferenceKind, Utils, type EntityMetadata, type EntityName, type FilterQuery, type FindOneOptions, type Loaded } from '@mikro-orm/core';
-import { EntityManager } from '@mikro-orm/postgresql';
+import { helper, ReferenceKind, Utils, type EntityMetadata, type EntityName, type FilterQuery, type FindOneOptions, type ForkOptions, type Loaded, type TransactionOptions } from '@mikro-orm/core';
+import { EntityManager, type Knex } from '@mikro-orm/postgresql';
+import type { OrgBinding } from './org-binding.js';
 
 /** Options that leave the short path as it is: an order for the driver, the flush mode for the auto-flush. */
 const SHORT_PATH_OPTIONS = new Set(['orderBy', 'flushMode']);
@@ -33,6 +34,76 @@ function entityTraits(meta: EntityMetadata<any>): EntityTraits {
 export class QuadEntityManager extends EntityManager {
   /** How many findOnes took the short path, in this process (tests check which finds take it). */
   static shortPathFinds = 0;
+
+  /**
+   * The org binding (org-binding.ts): outside an explicit transaction it is this EntityManager's transaction
+   * context, so every statement runs in a transaction bound to the org; explicit transactions begin bound, and
+   * forks inherit it. MikroORM sees a transaction context throughout, so its transactions nest under the binding,
+   * which begins them as bound root transactions.
+   */
+  private orgBinding?: OrgBinding;
+
+  /** Bind this EntityManager (and the forks made from it) to an org. */
+  bindOrg(binding: OrgBinding): this {
+    this.orgBinding = binding;
+    this.setTransactionContext(binding.context as unknown as Knex.Transaction);
+    return this;
+  }
+
+  /** The org this EntityManager is bound to, or undefined. */
+  get boundOrgId(): number | undefined {
+    return (this.getContext(false) as QuadEntityManager).orgBinding?.orgId;
+  }
+
+  override fork(options: ForkOptions = {}): this {
+    const fork = super.fork(options) as this;
+    const binding = ((options.disableContextResolution ? this : this.getContext(false)) as QuadEntityManager).orgBinding;
+    if (binding) {
+      fork.orgBinding = binding;
+      if (!fork.getTransactionContext()) fork.setTransactionContext(binding.context as unknown as Knex.Transaction);
+    }
+    return fork;
+  }
+
+  /** In an explicit transaction: the binding alone is not one. */
+  override isInTransaction(): boolean {
+    const em = this.getContext(false) as QuadEntityManager;
+    const ctx = em.getTransactionContext();
+    return ctx !== undefined && ctx !== (em.orgBinding?.context as unknown);
+  }
+
+  /** em.begin() starts a root transaction; bound, when the EntityManager is. */
+  override async begin(options: Omit<TransactionOptions, 'ignoreNestedTransactions'> = {}): Promise<void> {
+    const binding = (this.getContext(false) as QuadEntityManager).orgBinding;
+    await super.begin(binding && !options.ctx ? { ...options, ctx: binding.context as unknown as Knex.Transaction } : options);
+  }
+
+  override async commit(): Promise<void> {
+    try {
+      await super.commit();
+    } finally {
+      this.restoreBinding();
+    }
+  }
+
+  override async rollback(): Promise<void> {
+    try {
+      await super.rollback();
+    } finally {
+      this.restoreBinding();
+    }
+  }
+
+  override resetTransactionContext(): void {
+    super.resetTransactionContext();
+    this.restoreBinding();
+  }
+
+  /** After an explicit transaction ends, statements run bound again. */
+  private restoreBinding() {
+    const em = this.getContext(false) as QuadEntityManager;
+    if (em.orgBinding && !em.getTransactionContext()) em.setTransactionContext(em.orgBinding.context as unknown as Knex.Transaction);
+  }
 
   override async findOne<Entity extends object, Hint extends string = never, Fields extends string = '*', Excludes extends string = never>(
     entityName: EntityName<Entity>, where: FilterQuery<NoInfer<Entity>>, options: FindOneOptions<Entity, Hint, Fields, Excludes> = {},

@@ -8,6 +8,8 @@ import type { Module } from '../modules/types.js';
 import { onClient, type RawQuery } from './raw-query.js';
 import { QuadPostgreSqlDriver } from './prepared-finds.js';
 import { QuadEntityManager } from './entity-manager.js';
+import { DeferredTransaction } from './deferred-transaction.js';
+import { OrgBinding, type IsolationLevel } from './org-binding.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
@@ -24,14 +26,33 @@ export async function openOrm(options: { url: string; modules: readonly Module[]
     discovery: { warnWhenNoEntities: false },
     schemaGenerator: { ignoreSchema: ['graphile_worker'] },
     forceUtcTimezone: true,
+    // Pipelined connections: an org-bound statement is written behind BEGIN and its binding, not after their
+    // answers (org-binding.ts). pg still answers every statement in order, each its own.
+    driverOptions: { connection: { pipeline: true } },
   });
 }
 
-/** A fresh fork bound to an org (or to none, where only unfiltered tables may be read). */
+/** The ORM's knex client: its pool of connections. */
+export const poolClient = (orm: MikroORM): Knex.Client => orm.em.getConnection().getKnex().client;
+
+/** An explicit transaction of an org-bound EntityManager: bound to its org, begun with its first statement. */
+const beginBoundTransaction = (pool: Knex.Client) => async (orgId: number, isolation?: IsolationLevel) =>
+  new DeferredTransaction(pool, orgId, isolation).knexTransaction();
+
+/**
+ * A fresh fork bound to an org: its statements run in transactions bound to the org (org-binding.ts) and its finds
+ * add the org filter. Without an org, only tables of no org may be used.
+ */
 export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
   const em = orm.em.fork();
-  if (orgId != null) em.setFilterParams(ORG_FILTER, { orgId });
-  return em;
+  return orgId == null ? em : bindToOrg(orm, em, orgId);
+}
+
+/** Bind a fork made before its org was known (outside any transaction) to the org. */
+export function bindToOrg(orm: MikroORM, em: EntityManager, orgId: number): EntityManager {
+  em.setFilterParams(ORG_FILTER, { orgId });
+  const pool = poolClient(orm);
+  return (em as QuadEntityManager).bindOrg(new OrgBinding(orgId, pool, beginBoundTransaction(pool)));
 }
 
 export type { PreparedQuery, RawQuery } from './raw-query.js';

@@ -9,6 +9,7 @@ import { ORG_FILTER } from '../db/org-owned.js';
 import type { Registry } from '../modules/registry.js';
 import type { EmittedEvent } from '../modules/types.js';
 import type { CoreServices, EventInput } from '../core-services.js';
+import { withDb } from '../db/org-db.js';
 
 /** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
 export const EVENTS_KEPT_PER_ORG = 200;
@@ -104,7 +105,7 @@ export class EventPipeline {
         // A nested transactional() is a savepoint: a failing handler takes back only its own writes.
         await em.transactional(async (sp) => {
           sp.setFilterParams(ORG_FILTER, { orgId: event.orgId });
-          await handler({ em: sp, services, log }, event);
+          await handler(withDb({ em: sp, services, log }), event);
         });
       } catch (err) {
         const line = `event handler of module ${module} failed for ${event.kind} (event ${event.id}): ${err instanceof Error ? err.message : String(err)}`;

@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { CoreServices } from '../core-services.js';
 import { forkFor } from '../db/orm.js';
+import { orgDb } from '../db/org-db.js';
 import './types.js';
 
 /** Where a request keeps its EntityManager once made. */
@@ -33,6 +34,12 @@ export const quadDecorations = fp<DecorationOptions>(async (app, { services, orm
     getter(this: FastifyRequest) {
       const request = this as WithFork;
       return (request[FORK] ??= forkFor(orm, request.org?.id));
+    },
+  });
+  app.decorateRequest('db', {
+    getter(this: FastifyRequest) {
+      if (!this.org) throw new Error('request.db is for routes with an org (:org, or a machine token\'s)');
+      return orgDb(this.em);
     },
   });
   app.decorateRequest('org', null);

@@ -2,7 +2,7 @@
 // the onRequest hook, before schema validation, so it checks the reference itself against the shared OrgRef rule:
 // on every org route, with or without a params schema, a malformed reference is a 400 and never reaches SQL.
 import type { FastifyRequest } from 'fastify';
-import { ORG_FILTER } from '../db/org-owned.js';
+import { bindToOrg } from '../db/orm.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import type { MachineCaller } from '../auth/callers.js';
 import { existingFork } from './decorations.js';
@@ -43,5 +43,6 @@ export function resolveTokenOrg(request: FastifyRequest): void | Promise<void> {
 function bindOrg(request: FastifyRequest, org: OrgSnapshot) {
   request.org = org;
   // A fork made before now (by the auth policy) is bound here; a later one is bound when `request.em` makes it.
-  existingFork(request)?.setFilterParams(ORG_FILTER, { orgId: org.id });
+  const fork = existingFork(request);
+  if (fork) bindToOrg(request.server.quad.orm, fork, org.id);
 }

@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { AuthPolicy } from '../modules/types.js';
 import type { CoreServices } from '../core-services.js';
 import type { OrgCache, OrgSnapshot } from '../orgs/org-cache.js';
+import type { OrgDb } from '../db/org-db.js';
 
 /** The authenticated caller of a request; set by the auth policy hook. */
 export interface Caller {
@@ -22,8 +23,10 @@ declare module 'fastify' {
     registeredRoutes: readonly import('fastify').RouteOptions[];
   }
   interface FastifyRequest {
-    /** A fork for this request; its org filter is bound once the org in the URL is resolved. */
+    /** A fork for this request; bound to its org (org filter and transactions) once the org is resolved. */
     em: EntityManager;
+    /** The org-bound handle of this request (org-db.ts), on `em`'s transaction; only on routes with an org. */
+    db: OrgDb;
     /** The org named in the URL (`:org`, by prefix or id), or null on routes without one. */
     org: OrgSnapshot | null;
     caller: Caller | null;

@@ -17,6 +17,7 @@ import { LOST_RUN_ERROR, startSweeper, WorkerLock, type LostRun } from './livene
 import { payloadProblem } from './payload.js';
 import { RunRecords, type RunRecord } from './run-record.js';
 import { DEFAULT_MAX_ATTEMPTS, RUN_ID, RUN_ORG } from './start.js';
+import { withDb } from '../db/org-db.js';
 
 export interface WorkerOptions {
   connectionString: string;
@@ -147,7 +148,7 @@ async function runTask(options: WorkerOptions, runs: RunRecords, job: JobDecl & 
   }
   try {
     // graphile-worker's job id: kept across attempts, new for every run (cron ticks included).
-    await job.handler({ em, org, payload, log: jobLog, services, attempt, runKey: `job:${helpers.job.id}` });
+    await job.handler(withDb({ em, org, payload, log: jobLog, services, attempt, runKey: `job:${helpers.job.id}` }));
   } catch (err) {
     await finishRun(options, job, run, err, attempt >= maxAttempts, jobLog);
     throw err; // graphile-worker records the failure and schedules the retry

@@ -13,6 +13,7 @@ export function defineModule(manifest: ModuleManifest): Module {
     scopes: [],
     limits: [],
     entities: [],
+    tables: {},
     tools: [],
     jobs: [],
     events: [],

@@ -53,6 +53,10 @@ export const ManifestSchema = Type.Object({
     count: Type.Optional(Fn),
   }, { additionalProperties: false })),
   entities: Type.Array(Type.Object({}, { additionalProperties: true })),
+  tables: Type.Record(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }), Type.Union([Type.Literal('org'), Type.Literal('shared'), Type.Literal('global')]), {
+    // patternProperties: a key that is not a table name is refused rather than passed over.
+    additionalProperties: false,
+  }),
   migrations: Type.Optional(Type.Any()), // a URL or a path, checked by the registry
   routes: Type.Optional(Type.Any()), // a Fastify plugin or a folder URL, checked by the registry
   tools: Type.Array(Type.Object({
@@ -156,7 +160,6 @@ export const ManifestSchema = Type.Object({
   }, { additionalProperties: false })),
   consumes: Type.Array(ServiceRefSchema),
   claims: Type.Optional(Type.Object({
-    tables: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }))),
     events: Type.Optional(Type.Array(EventKind)),
     settings: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
     secrets: Type.Optional(Type.Array(Type.String({ pattern: SECRET_NAME }))),

@@ -45,11 +45,18 @@ export function ownedNames(mod: Module): OwnedName[] {
   return names;
 }
 
-/** The names a module claims outside its namespace. */
+/** The names a module claims outside its namespace: its claims, and the tables it declares there. */
 export function claimedNames(mod: Module): OwnedName[] {
   const claims = mod.claims ?? {};
-  return (['tables', 'events', 'settings'] as const).flatMap((kind) =>
-    (claims[kind] ?? []).map((name, i) => ({ kind, name, field: `claims.${kind}[${i}]` })));
+  const tables = Object.keys(mod.tables).filter((name) => !mod.core && !inNamespace(mod.name, 'tables', name))
+    .map((name) => ({ kind: 'tables' as const, name, field: `tables.${name}` }));
+  return [...tables, ...(['events', 'settings'] as const).flatMap((kind) =>
+    (claims[kind] ?? []).map((name, i) => ({ kind, name, field: `claims.${kind}[${i}]` })))];
+}
+
+/** A table the module's entities or migrations make that its `tables` does not declare, or null. */
+export function undeclaredTable(mod: Module): OwnedName | null {
+  return ownedNames(mod).find((o) => o.kind === 'tables' && !Object.hasOwn(mod.tables, o.name)) ?? null;
 }
 
 /** Is a name inside a module's namespace? */

@@ -10,7 +10,7 @@ import { VERSION } from '../version.js';
 import type { DeclaredSecret, ModuleRegistry, ServiceProvision } from '../core-services.js';
 import { ManifestSchema } from './manifest-schema.js';
 import { defineModule } from './define.js';
-import { claimedNames, inNamespace, KIND_LABEL, NAMESPACE_HINT, ownedNames, type NameKind } from './namespaces.js';
+import { claimedNames, inNamespace, KIND_LABEL, NAMESPACE_HINT, ownedNames, undeclaredTable, type NameKind } from './namespaces.js';
 import { pagesProblem } from './pages.js';
 import { IntegerBoundError, withIntegerBounds } from '../http/integer-bounds.js';
 import { importSpecifier } from './package-entry.js';
@@ -147,6 +147,11 @@ class RegistryBuilder {
     };
     for (const key of Object.keys(SettingsSchema.properties)) owners.set(`settings:${key}`, 'core');
     for (const mod of modules) {
+      const undeclared = undeclaredTable(mod);
+      if (undeclared) {
+        throw new ManifestError(mod.name, undeclared.field, `table "${undeclared.name}" is not declared in tables: `
+          + `declare its tenancy there ('org', 'shared' or 'global'; README "Org isolation")`);
+      }
       const claimed = claimedNames(mod);
       for (const c of claimed) {
         // Another module's namespace is its own to fill: a claim there is refused, except a setting or secret it does
@@ -160,7 +165,7 @@ class RegistryBuilder {
       for (const o of ownedNames(mod)) {
         if (!mod.core && !inNamespace(mod.name, o.kind, o.name) && !claimed.some((c) => c.kind === o.kind && c.name === o.name)) {
           throw new ManifestError(mod.name, o.field, `${KIND_LABEL[o.kind]} "${o.name}" is outside the module's namespace ${NAMESPACE_HINT[o.kind](mod.name)}; `
-            + `name it so, or claim it in claims.${o.kind} if the spec pins the name`);
+            + (o.kind === 'tables' ? 'name it so, or declare it in tables if the spec pins the name' : `name it so, or claim it in claims.${o.kind} if the spec pins the name`));
         }
         own(mod, o.kind, o.name, o.field);
       }

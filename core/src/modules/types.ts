@@ -1,6 +1,7 @@
 // The plugin API's types: what a module manifest declares. Versioned with @quad/core (see README "Write a plugin").
 import type { EntitySchema } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { OrgDb } from '../db/org-db.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
@@ -154,6 +155,8 @@ export interface ToolCaller {
 export interface ToolContext {
   /** A fork bound to the token's org, inside the call's transaction. */
   em: EntityManager;
+  /** The org-bound handle (README "Org isolation"), in the call's transaction with `em`. */
+  readonly db: OrgDb;
   org: OrgSnapshot;
   caller: ToolCaller;
   log: FastifyBaseLogger;
@@ -182,8 +185,10 @@ export interface ToolDecl<I extends TSchema = TSchema> {
 }
 
 export interface JobContext<P = unknown> {
-  /** A fork of the EntityManager for this run; the org filter is bound to `org` when the job has one. */
+  /** A fork of the EntityManager for this run; bound to `org` (filter and transactions) when the job has one. */
   em: EntityManager;
+  /** The org-bound handle of the run's org (README "Org isolation"); a job of no org has none (it throws). */
+  readonly db: OrgDb;
   org: OrganizationEntity | null;
   payload: P;
   log: FastifyBaseLogger;
@@ -253,10 +258,10 @@ export interface EventHandlerDecl {
   /** Event kinds to receive, or '*' for every kind. */
   events: string[] | '*';
   /** Runs inside the transaction that emitted the event (enqueue jobs here; do no slow I/O). */
-  handler: (ctx: { em: EntityManager; services: CoreServices; log: FastifyBaseLogger }, event: EmittedEvent) => Promise<void>;
+  handler: (ctx: { em: EntityManager; readonly db: OrgDb; services: CoreServices; log: FastifyBaseLogger }, event: EmittedEvent) => Promise<void>;
 }
 
-export interface DashboardContext { em: EntityManager; org: OrgSnapshot; services: CoreServices }
+export interface DashboardContext { em: EntityManager; readonly db: OrgDb; org: OrgSnapshot; services: CoreServices }
 
 /** A module's part of the officer dashboard; only asked while the module is on for the org. */
 export interface DashboardDecl {
@@ -362,6 +367,14 @@ export interface ModuleManifest {
   limits?: LimitDecl[];
   /** MikroORM entity schemas (defineEntity / defineOrgEntity). Default: []. */
   entities?: EntitySchema<any, any>[];
+  /**
+   * Every table the module's entities and migrations make, with its tenancy (README "Org isolation"): `org` (each
+   * row belongs to one org: row-level security shows and accepts only the bound org's rows), `shared` (rows of no
+   * org are readable by every org; rows of an org stay that org's) or `global` (no org column; no policy). A name
+   * outside the module's namespace is one the spec pins. Boot refuses a table the module makes but does not
+   * declare, and an `org` or `shared` table without an `organization_id` column. Default: {}.
+   */
+  tables?: Record<string, TableTenancy>;
   /** Folder of `NNNN_name.sql` files, applied in order after the modules this one needs. Default: none. */
   migrations?: URL | string;
   /**
@@ -395,15 +408,17 @@ export interface ModuleManifest {
   /** Services of other modules this one uses (`services.service(ref)`); boot fails when none provides one. Default: []. */
   consumes?: ServiceRef<any>[];
   /**
-   * Names outside the module's namespace that it owns because the spec pins them: tables (the namespace is
-   * `<module>_*` or the module key), event kinds (`<module>.*`) and settings (`<MODULE>_*`). No two modules may
-   * claim or own one name. Default: none.
+   * Names outside the module's namespace that it owns because the spec pins them: event kinds (`<module>.*`),
+   * settings (`<MODULE>_*`), secrets and tools. (Tables are declared in `tables`, where a name outside `<module>_*`
+   * is a claim too.) No two modules may claim or own one name. Default: none.
    */
   claims?: ClaimsDecl;
 }
 
+/** Who may see a table's rows (see ModuleManifest.tables). */
+export type TableTenancy = 'org' | 'shared' | 'global';
+
 export interface ClaimsDecl {
-  tables?: string[];
   /** Org secret names (or perKey prefixes) outside `<module>.*`. */
   secrets?: string[];
   /** Tool names outside `<module>.*` that the spec pins (e.g. an older name kept as an alias). */

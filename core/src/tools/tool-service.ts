@@ -11,7 +11,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import '../http/formats.js';
 import type { TSchema } from '@sinclair/typebox';
 import { DeferredTransaction } from '../db/deferred-transaction.js';
-import { forkFor, rawQuery, type RawQuery } from '../db/orm.js';
+import { forkFor, poolClient, rawQuery, type RawQuery } from '../db/orm.js';
+import { withDb } from '../db/org-db.js';
 import { storableText } from '../db/storable-text.js';
 import { auditStatement, audited } from '../events/audit.js';
 import { internalErrorBody, knownError } from '../http/errors.js';
@@ -264,19 +265,20 @@ export class ToolService {
    */
   private async counted(audit: AuditFields, requestId: string, work: (ctx: ToolContext) => Promise<ToolOutcome>): Promise<ToolOutcome> {
     const { org, caller, name } = audit;
-    const transaction = new DeferredTransaction(this.orm);
+    const transaction = new DeferredTransaction(poolClient(this.orm), org.id);
     try {
       const use = await this.services.limits.checkRate(this.reads, org.id, CALLS_PER_MINUTE);
       const log = this.log;
       let em: EntityManager | undefined;
       let child: FastifyBaseLogger | undefined;
-      const ctx: ToolContext = {
+      const orm = this.orm;
+      const ctx: ToolContext = withDb({
         // Made on first use, in the call's transaction, which begins with the first statement sent through it.
-        get em() { return (em ??= transaction.fork(org.id)); },
+        get em() { return (em ??= transaction.enlist(forkFor(orm, org.id))); },
         org, caller, services: this.services,
         // The tool's logger is made on first use: most calls never log.
         get log() { return (child ??= log.child({ tool: name, org: org.id })); },
-      };
+      });
       const outcome = await work(ctx);
       if (!outcome.ok) {
         await transaction.rollback();

@@ -1,5 +1,6 @@
 // Points officer routes (awards, check-ins, events, members, leaderboard), the public lists and every caller kind.
 import t from 'tap';
+import { withDb } from '@quad/core';
 import { captureLogs, signInOfficer } from '@quad/core/testing';
 import { startPointsWorld } from './world.js';
 
@@ -194,7 +195,7 @@ t.test('points routes', async (t) => {
     const em = w.quad.orm.em.fork();
     const org = w.quad.orgs;
     const snapshot = (await org.find('acm'))!;
-    const overview = await mod.dashboard!.overview!({ em, org: snapshot, services: w.quad.services });
+    const overview = await mod.dashboard!.overview!(withDb({ em, org: snapshot, services: w.quad.services }));
     const [sums] = await w.sql<{ members: string; awarded: string }>(
       `select count(distinct user_id) as members, sum(amount) filter (where amount > 0) as awarded from points_entries where organization_id = ?`, [w.org.id]);
     t.match(overview, { members: Number(sums!.members), points_awarded: Number(sums!.awarded), points_spent: 5 });
@@ -202,7 +203,7 @@ t.test('points routes', async (t) => {
                  select ?, user_id, 9, 'award', 'system', now() - interval '2 days' from points_entries where organization_id = ? limit 1`, [w.org.id, w.org.id]);
     const today = new Date(); today.setUTCHours(0, 0, 0, 0);
     const since = new Date(today.getTime() - 6 * 86_400_000);
-    const series = await mod.dashboard!.trends!({ em, org: snapshot, services: w.quad.services }, { since, days: 7 });
+    const series = await mod.dashboard!.trends!(withDb({ em, org: snapshot, services: w.quad.services }), { since, days: 7 });
     const awarded = series.find((s) => s.key === 'points.awarded')!;
     t.equal(awarded.values.length, 7);
     t.equal(awarded.values[4], 9, 'two days ago');

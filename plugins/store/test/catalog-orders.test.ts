@@ -1,6 +1,7 @@
 // The catalog (everyone reads, officers change it) and order management (status moves, messages, cancel refunds,
 // delete), with every caller kind, and the store's dashboard contribution.
 import t from 'tap';
+import { withDb } from '@quad/core';
 import { startStoreWorld } from './world.js';
 import { allowedMoves } from '../index.js';
 
@@ -216,12 +217,12 @@ t.test('orders: status moves, messages, cancel and delete', async (t) => {
     const org = (await w.quad.orgs.find('acm'))!;
     const [c] = await w.sql<Record<string, string>>(`select count(*) as orders, count(*) filter (where status in ('pending','processing','shipped')) as open,
       coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent from orders`);
-    t.same(await mod.dashboard!.overview!({ em, org, services: w.quad.services }), {
+    t.same(await mod.dashboard!.overview!(withDb({ em, org, services: w.quad.services })), {
       products: 0, products_in_stock: 0, products_out_of_stock: 0,
       orders: Number(c!.orders), open_orders: Number(c!.open), pending_orders: Number(c!.open) - 1, points_spent: Number(c!.spent),
     });
     const today = new Date(); today.setUTCHours(0, 0, 0, 0);
-    const series = await mod.dashboard!.trends!({ em, org, services: w.quad.services }, { since: new Date(today.getTime() - 29 * 86_400_000), days: 30 });
+    const series = await mod.dashboard!.trends!(withDb({ em, org, services: w.quad.services }), { since: new Date(today.getTime() - 29 * 86_400_000), days: 30 });
     const orders = series.find((s) => s.key === 'store.orders')!;
     t.equal(orders.values.length, 30);
     t.equal(orders.values[29], Number(c!.orders), 'all today');

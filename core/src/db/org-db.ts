@@ -1,0 +1,79 @@
+// The org-bound handle: how module code reaches org tables (README "Org isolation"). Every route, tool, job, event
+// handler and dashboard section gets one as `db`, bound to its org and sharing the call's transaction with its
+// EntityManager (`db.em`):
+//
+//   const rows = await db.sql<MonitorRow>`select * from uptime_monitors where id = ${id}`;
+//
+// Values are bound parameters, never text. No org condition is needed: the statement runs in a transaction bound to
+// the org, where row-level security shows and accepts only the org's rows. `db.org` is the org's id, for a
+// condition that helps the planner or for a row's organization_id on insert. Work across orgs goes through
+// `acrossOrgs` (across-orgs.ts), never through this handle.
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import type { QuadEntityManager } from './entity-manager.js';
+import { statementsOn, type StatementResult } from './raw-query.js';
+import { compileSql, sql, type SqlFragment } from './sql.js';
+
+type Values = unknown[];
+
+/** Statements on whatever `em` works on now: its explicit transaction, or its binding (each statement alone). */
+function send<R>(em: EntityManager, fragment: SqlFragment): Promise<StatementResult<R>> {
+  const ctx = em.getTransactionContext<Knex.Transaction>();
+  if (!ctx) throw new Error('This EntityManager is bound to no org: use acrossOrgs for work across orgs');
+  return statementsOn(ctx.client)<R>(compileSql(fragment));
+}
+
+export class OrgDb {
+  /** The org every statement of this handle is bound to. */
+  readonly org: number;
+
+  /** @internal Made by orgDb(em). */
+  constructor(readonly em: EntityManager) {
+    const org = (em as QuadEntityManager).boundOrgId;
+    if (org === undefined) throw new Error('An org-bound handle needs an EntityManager bound to an org');
+    this.org = org;
+  }
+
+  /** Run a statement; its rows. */
+  async sql<R = Record<string, unknown>>(strings: TemplateStringsArray, ...values: Values): Promise<R[]> {
+    return (await send<R>(this.em, sql(strings, ...values))).rows;
+  }
+
+  /** Run a statement; its first row, or null. */
+  async one<R = Record<string, unknown>>(strings: TemplateStringsArray, ...values: Values): Promise<R | null> {
+    return (await send<R>(this.em, sql(strings, ...values))).rows[0] ?? null;
+  }
+
+  /** Run a statement; how many rows it wrote (or read). */
+  async run(strings: TemplateStringsArray, ...values: Values): Promise<number> {
+    return (await send(this.em, sql(strings, ...values))).rowCount ?? 0;
+  }
+
+  /** Run a fragment built with `sql` (a statement put together in parts); its rows. */
+  async query<R = Record<string, unknown>>(fragment: SqlFragment): Promise<R[]> {
+    return (await send<R>(this.em, fragment)).rows;
+  }
+
+  /**
+   * `work` in one transaction bound to the org (nested: a savepoint), with a handle whose statements and
+   * EntityManager are in it. Committed when `work` resolves (after the EntityManager's flush), rolled back when
+   * it throws.
+   */
+  transaction<T>(work: (db: OrgDb) => Promise<T>): Promise<T> {
+    return this.em.transactional((em) => work(orgDb(em)));
+  }
+}
+
+const handles = new WeakMap<EntityManager, OrgDb>();
+
+/** The org-bound handle of an org-bound EntityManager (one per EntityManager). */
+export function orgDb(em: EntityManager): OrgDb {
+  let db = handles.get(em);
+  if (!db) handles.set(em, (db = new OrgDb(em)));
+  return db;
+}
+
+/** A context (of a tool, job, event handler or dashboard section) with `db`: its EntityManager's handle, made on
+ *  first use (a context whose work sends no SQL of its own pays nothing for it). */
+export function withDb<C extends { em: EntityManager }>(context: C): C & { readonly db: OrgDb } {
+  return Object.defineProperty(context, 'db', { get: () => orgDb(context.em), enumerable: true }) as C & { readonly db: OrgDb };
+}
