@@ -68,3 +68,16 @@ t.test('a failing migration is rolled back whole and named', async (t) => {
   t.equal(tables.rows[0].n, 0, 'no half-applied migration');
   t.equal(recorded.rows[0].n, 0);
 });
+
+t.test('after the migrations, every declared table exists and an org table has its organization_id', async (t) => {
+  const url = await freshDatabase(t);
+  const d = mkdtempSync(join(tmpdir(), 'quad-mig-'));
+  writeFileSync(join(d, '0001_loose.sql'), 'create table loose_rows (id int); create table loose_log (id int, organization_id int);');
+  const loose = defineModule({ name: 'loose', title: 'L', description: 'd', category: 'c', migrations: d,
+    tables: { loose_rows: 'org', loose_log: 'shared', loose_gone: 'global' } });
+  await t.rejects(migrate(url, new Registry([...CORE_MODULES, loose]).modules), {
+    message: 'The manifests\' tables do not match the database:\n'
+      + 'Plugin "loose": tables.loose_rows: an org table needs an organization_id column (or declare it global)\n'
+      + 'Plugin "loose": tables.loose_gone: no such table after the migrations',
+  });
+});

@@ -12,10 +12,14 @@ export const tallyJob = defineJob({
   payload: Type.Object({}, { additionalProperties: false }),
   once: 'org',
   maxAttempts: 3,
-  async handler({ em, org }) {
-    // Idempotent: recomputes the whole tally, so a retried run writes the same row.
-    const greetings = await em.count(Greeting, {});
-    await em.upsert(Tally, { organization: org!.id, greetings, countedAt: new Date() });
+  async handler({ db }) {
+    // The SQL path, beside the ORM's in routes/: the org-bound handle `db` runs in the run's org (README "Org
+    // isolation"); values are bound parameters and the org is `db.org`. Idempotent: it recomputes the whole
+    // tally, so a retried run writes the same row.
+    await db.run`
+      insert into hello_tallies (organization_id, greetings, counted_at)
+      select ${db.org}, count(*), now() from hello_greetings where ${db.inOrg()}
+      on conflict (organization_id) do update set greetings = excluded.greetings, counted_at = excluded.counted_at`;
   },
 });
 

@@ -11,12 +11,12 @@ import { LIMIT_KEY } from './store.js';
 
 const dashboard: DashboardDecl = {
   // The Overview card's counts (web/index.tsx UptimeCard).
-  async overview({ em, org }) {
-    const [counts] = await em.execute<{ monitors: number; up: number; down: number; pending: number; paused: number }[]>(
-      `select count(*)::int as monitors, (count(*) filter (where not paused and state = 'up'))::int as up,
-              (count(*) filter (where not paused and state = 'down'))::int as down,
-              (count(*) filter (where not paused and state = 'pending'))::int as pending, (count(*) filter (where paused))::int as paused
-       from uptime_monitors where organization_id = ?`, [org.id]);
+  async overview({ db }) {
+    const counts = await db.one<{ monitors: number; up: number; down: number; pending: number; paused: number }>`
+      select count(*)::int as monitors, (count(*) filter (where not paused and state = 'up'))::int as up,
+             (count(*) filter (where not paused and state = 'down'))::int as down,
+             (count(*) filter (where not paused and state = 'pending'))::int as pending, (count(*) filter (where paused))::int as paused
+      from uptime_monitors where ${db.inOrg()}`;
     return { ...counts! };
   },
 };

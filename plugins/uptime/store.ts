@@ -1,8 +1,8 @@
-// Monitor records: list, read, create, change and delete. Raw SQL names the org in every statement. The list's 24 h
+// Monitor records: list, read, create, change and delete, through the org-bound handle (README "Org isolation"). The list's 24 h
 // uptime reads at most a day of checks per monitor from an index (monitor, time, ok), its 30 d uptime at most 30
 // rollup rows: neither grows with a monitor's age. A change of what a check tests, or a pause, starts the monitor
 // afresh (pending, no failures counted, its down problem cleared).
-import { notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { notFound, sql, type CoreServices, type OrgDb } from '@quad/core';
 import { BOUNDS, checkName, checkUrl } from './fields.js';
 import { problemKey } from './record.js';
 
@@ -55,7 +55,7 @@ export function monitorView(row: MonitorRow & Partial<Uptimes>) {
 }
 export type MonitorView = ReturnType<typeof monitorView>;
 
-const WITH_UPTIMES = `
+const WITH_UPTIMES = sql`
   select m.*, coalesce(h.checks, 0) as checks_24h, coalesce(h.up, 0) as up_24h, coalesce(d.checks, 0) as checks_30d, coalesce(d.up, 0) as up_30d
   from uptime_monitors m
   left join lateral (select count(*)::int as checks, (count(*) filter (where c.ok))::int as up from uptime_checks c
@@ -63,13 +63,13 @@ const WITH_UPTIMES = `
   left join lateral (select sum(x.checks)::int as checks, sum(x.up)::int as up from uptime_days x
                      where x.monitor_id = m.id and x.day > (now() at time zone 'utc')::date - 30) d on true`;
 
-export async function listMonitors(em: EntityManager, orgId: number): Promise<MonitorView[]> {
-  const rows = await em.execute<(MonitorRow & Uptimes)[]>(`${WITH_UPTIMES} where m.organization_id = ? order by m.id limit ?`, [orgId, LIST_MAX]);
+export async function listMonitors(db: OrgDb): Promise<MonitorView[]> {
+  const rows = await db.sql<MonitorRow & Uptimes>`${WITH_UPTIMES} where ${db.inOrg('m')} order by m.id limit ${LIST_MAX}`;
   return rows.map(monitorView);
 }
 
-export async function getMonitor(em: EntityManager, orgId: number, id: number): Promise<MonitorView> {
-  const [row] = await em.execute<(MonitorRow & Uptimes)[]>(`${WITH_UPTIMES} where m.organization_id = ? and m.id = ?`, [orgId, id]);
+export async function getMonitor(db: OrgDb, id: number): Promise<MonitorView> {
+  const row = await db.one<MonitorRow & Uptimes>`${WITH_UPTIMES} where ${db.inOrg('m')} and m.id = ${id}`;
   if (!row) throw missing(id);
   return monitorView(row);
 }
@@ -77,50 +77,49 @@ export async function getMonitor(em: EntityManager, orgId: number, id: number): 
 export const missing = (id: number) => notFound(`No monitor ${id}`, 'monitor_not_found');
 
 /** Insert a monitor (the caller reserved the count limit in the same transaction); answers its id. */
-export async function createMonitor(em: EntityManager, orgId: number, input: MonitorInput & { name: string; url: string }): Promise<number> {
-  const [made] = await em.execute<{ id: number }[]>(
-    `insert into uptime_monitors (organization_id, name, url, interval_seconds, expected_status, timeout_ms, keyword, down_after, paused)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
-    [orgId, checkName(input.name), checkUrl(input.url), input.interval_seconds ?? BOUNDS.interval_seconds.default,
-      input.expected_status ?? BOUNDS.expected_status.default, input.timeout_ms ?? BOUNDS.timeout_ms.default, input.keyword ?? null,
-      input.down_after ?? BOUNDS.down_after.default, input.paused ?? false]);
+export async function createMonitor(db: OrgDb, input: MonitorInput & { name: string; url: string }): Promise<number> {
+  const made = await db.one<{ id: number }>`
+    insert into uptime_monitors (organization_id, name, url, interval_seconds, expected_status, timeout_ms, keyword, down_after, paused)
+    values (${db.org}, ${checkName(input.name)}, ${checkUrl(input.url)}, ${input.interval_seconds ?? BOUNDS.interval_seconds.default},
+            ${input.expected_status ?? BOUNDS.expected_status.default}, ${input.timeout_ms ?? BOUNDS.timeout_ms.default}, ${input.keyword ?? null},
+            ${input.down_after ?? BOUNDS.down_after.default}, ${input.paused ?? false})
+    returning id`;
   return made!.id;
 }
 
 /** Change a monitor (fields left out stay); 404 when the org has no such monitor. Answers what changed, for the audit. */
-export async function changeMonitor(em: EntityManager, services: CoreServices, orgId: number, id: number, input: MonitorInput): Promise<string[]> {
+export async function changeMonitor(db: OrgDb, services: CoreServices, id: number, input: MonitorInput): Promise<string[]> {
   const name = input.name === undefined ? undefined : checkName(input.name);
   const url = input.url === undefined ? undefined : checkUrl(input.url);
-  return em.transactional(async (tx) => {
-    const [old] = await tx.execute<MonitorRow[]>('select * from uptime_monitors where organization_id = ? and id = ? for update', [orgId, id]);
+  return db.transaction(async (tx) => {
+    const old = await tx.one<MonitorRow>`select * from uptime_monitors where ${tx.inOrg()} and id = ${id} for update`;
     if (!old) throw missing(id);
     const next = { ...old, ...stripUndefined({ ...input, name, url }) } as MonitorRow;
     const changed = (['name', 'url', 'interval_seconds', 'expected_status', 'timeout_ms', 'keyword', 'down_after', 'paused'] as const)
       .filter((k) => next[k] !== old[k]);
     const retest = changed.some((k) => ['url', 'expected_status', 'timeout_ms', 'keyword', 'paused'].includes(k));
-    await tx.execute(
-      `update uptime_monitors set name = ?, url = ?, interval_seconds = ?, expected_status = ?, timeout_ms = ?, keyword = ?, down_after = ?,
-         paused = ?, updated_at = now(),
-         state = case when ? then 'pending' else state end,
-         consecutive_failures = case when ? then 0 else consecutive_failures end,
-         state_changed_at = case when ? and state <> 'pending' then now() else state_changed_at end,
-         -- a retest is due at once; a new interval counts from the last check
-         next_check_at = case when ? then now() else coalesce(last_check_at + make_interval(secs => ?), next_check_at) end
-       where organization_id = ? and id = ?`,
-      [next.name, next.url, next.interval_seconds, next.expected_status, next.timeout_ms, next.keyword, next.down_after, next.paused,
-        retest, retest, retest, retest, next.interval_seconds, orgId, id]);
+    await tx.run`
+      update uptime_monitors set name = ${next.name}, url = ${next.url}, interval_seconds = ${next.interval_seconds},
+        expected_status = ${next.expected_status}, timeout_ms = ${next.timeout_ms}, keyword = ${next.keyword},
+        down_after = ${next.down_after}, paused = ${next.paused}, updated_at = now(),
+        state = case when ${retest} then 'pending' else state end,
+        consecutive_failures = case when ${retest} then 0 else consecutive_failures end,
+        state_changed_at = case when ${retest} and state <> 'pending' then now() else state_changed_at end,
+        -- a retest is due at once; a new interval counts from the last check
+        next_check_at = case when ${retest} then now() else coalesce(last_check_at + make_interval(secs => ${next.interval_seconds}), next_check_at) end
+      where ${tx.inOrg()} and id = ${id}`;
     // A down monitor that changed or paused is no longer known to be down; a later check raises it again.
-    if (retest) await services.clearProblem(tx, orgId, problemKey(id));
+    if (retest) await services.clearProblem(tx.em, tx.org, problemKey(id));
     return changed;
   });
 }
 
 /** Delete a monitor with its checks and days (cascade) and its down problem. */
-export async function deleteMonitor(em: EntityManager, services: CoreServices, orgId: number, id: number): Promise<{ name: string }> {
-  return em.transactional(async (tx) => {
-    const [gone] = await tx.execute<{ name: string }[]>('delete from uptime_monitors where organization_id = ? and id = ? returning name', [orgId, id]);
+export async function deleteMonitor(db: OrgDb, services: CoreServices, id: number): Promise<{ name: string }> {
+  return db.transaction(async (tx) => {
+    const gone = await tx.one<{ name: string }>`delete from uptime_monitors where ${tx.inOrg()} and id = ${id} returning name`;
     if (!gone) throw missing(id);
-    await services.clearProblem(tx, orgId, problemKey(id));
+    await services.clearProblem(tx.em, tx.org, problemKey(id));
     return gone;
   });
 }

@@ -18,8 +18,8 @@ export const monitorsTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ monitors: Type.Array(MonitorOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }) {
-    return { monitors: await listMonitors(em, org.id) };
+  async handler({ db }) {
+    return { monitors: await listMonitors(db) };
   },
 });
 
@@ -32,11 +32,11 @@ export const statusTool = defineTool({
   input: Type.Object({ id: Id, days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90 })) }, { additionalProperties: false }),
   output: Type.Object({ monitor: MonitorOut, days: Type.Array(DayOut), checks: Type.Array(CheckOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
+  async handler({ db }, input) {
     return {
-      monitor: await getMonitor(em, org.id, input.id),
-      days: await dailyUptime(em, org.id, input.id, input.days ?? 7),
-      checks: await recentChecks(em, org.id, input.id, 10),
+      monitor: await getMonitor(db, input.id),
+      days: await dailyUptime(db, input.id, input.days ?? 7),
+      checks: await recentChecks(db, input.id, 10),
     };
   },
 });
@@ -52,18 +52,18 @@ export const saveTool = defineTool({
   scope: MANAGE,
   input: Type.Object({ id: Type.Optional(Id), name: Type.Optional(monitorFields.name), url: Type.Optional(monitorFields.url), ...optionalFields }, { additionalProperties: false }),
   output: Type.Object({ created: Type.Boolean(), monitor: MonitorOut }),
-  async handler({ em, org, services }, { id, ...input }) {
+  async handler({ db, services }, { id, ...input }) {
     if (id === undefined) {
       if (input.name === undefined || input.url === undefined) {
         const field = input.name === undefined ? 'name' : 'url';
         throw badRequest(`${field}: required for a new monitor`, 'validation', { field });
       }
-      await services.limits.reserve(em, org.id, LIMIT_KEY);
-      const made = await createMonitor(em, org.id, { ...input, name: input.name, url: input.url });
-      return { created: true, monitor: await getMonitor(em, org.id, made) };
+      await services.limits.reserve(db.em, db.org, LIMIT_KEY);
+      const made = await createMonitor(db, { ...input, name: input.name, url: input.url });
+      return { created: true, monitor: await getMonitor(db, made) };
     }
-    await changeMonitor(em, services, org.id, id, input);
-    return { created: false, monitor: await getMonitor(em, org.id, id) };
+    await changeMonitor(db, services, id, input);
+    return { created: false, monitor: await getMonitor(db, id) };
   },
 });
 
@@ -76,12 +76,12 @@ export const deleteTool = defineTool({
   output: Type.Object({ deleted: Type.Integer() }),
   annotations: { destructive: true },
   confirm: true,
-  async preview({ em, org }, input) {
-    const m = await getMonitor(em, org.id, input.id);
+  async preview({ db }, input) {
+    const m = await getMonitor(db, input.id);
     return { delete: m.id, name: m.name, url: m.url, state: m.state, uptime_30d: m.uptime_30d };
   },
-  async handler({ em, org, services }, input) {
-    await deleteMonitor(em, services, org.id, input.id);
+  async handler({ db, services }, input) {
+    await deleteMonitor(db, services, input.id);
     return { deleted: input.id };
   },
 });

@@ -2,6 +2,9 @@
 // answers: each find runs on Quad's ORM and on a second ORM with the stock driver over the same database, and the
 // two results must be equal — with the org filter, null, dates, JSON, relations, order, limit and offset — while the
 // driver's counter shows which finds took the prepared path. Anything else falls back to MikroORM's path.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { EntityManager, MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { LockMode, wrap } from '@mikro-orm/core';
@@ -26,17 +29,20 @@ const Probe = defineOrgEntity({
     owner: p.manyToOne(User).nullable(),
   },
 });
-const probes = defineModule({ name: 'probes', title: 'Probes', description: 'Prepared find probes', category: 'Tests', entities: [Probe], tables: { probes_items: 'org' } });
+const migrations = mkdtempSync(join(tmpdir(), 'quad-probes-'));
+writeFileSync(join(migrations, '0001_probes_items.sql'), `create table probes_items (
+  id serial primary key, organization_id int not null references organizations(id) on delete cascade,
+  label text not null, note text, active boolean not null default true, rank int not null default 0,
+  seen_at timestamptz, data jsonb, owner_id int references users(id))`);
+const probes = defineModule({
+  name: 'probes', title: 'Probes', description: 'Prepared find probes', category: 'Tests', entities: [Probe], tables: { probes_items: 'org' }, migrations,
+});
 
 t.test('prepared simple finds', async (t) => {
   const quad = await startTestApp(t, { plugins: [probes] });
   const a = await quad.createOrg({ prefix: 'orga' });
   const b = await quad.createOrg({ prefix: 'orgb' });
   const sql = quad.orm.em.fork().getConnection();
-  await sql.execute(`create table probes_items (
-    id serial primary key, organization_id int not null references organizations(id) on delete cascade,
-    label text not null, note text, active boolean not null default true, rank int not null default 0,
-    seen_at timestamptz, data jsonb, owner_id int references users(id))`);
   await sql.execute(`insert into users (chat_user_id, username) values ('111', 'ada'), ('222', 'grace')`);
   const [ada] = await sql.execute<{ id: number }[]>(`select id from users where username = 'ada'`);
   const seenAt = new Date('2026-05-01T10:00:00.000Z');

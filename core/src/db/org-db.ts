@@ -33,6 +33,15 @@ export class OrgDb {
     this.org = org;
   }
 
+  /**
+   * The org condition as a bound value: `organization_id = $n`, or `<alias>.organization_id = $n`. Row-level
+   * security keeps other orgs' rows out already; the condition says which rows are meant and lets the planner use
+   * an index on the org.
+   */
+  inOrg(alias?: string): SqlFragment {
+    return alias === undefined ? sql`organization_id = ${this.org}` : sql`${sql.identifier(alias)}.organization_id = ${this.org}`;
+  }
+
   /** Run a statement; its rows. */
   async sql<R = Record<string, unknown>>(strings: TemplateStringsArray, ...values: Values): Promise<R[]> {
     return (await send<R>(this.em, sql(strings, ...values))).rows;
