@@ -8,7 +8,7 @@ import pg from 'pg';
 import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Module } from '../modules/types.js';
 import { createPool, endPool } from './pool.js';
-import { tenancyProblems } from './tenancy.js';
+import { applyTenancy, tenancyProblems } from './tenancy.js';
 
 export interface MigrationFile { module: string; name: string; sql: string; checksum: string }
 
@@ -76,6 +76,8 @@ export async function migrate(connectionString: string, modules: readonly Module
     // The tables the manifests declare, against what the migrations made (README "Org isolation").
     const problems = await tenancyProblems(client, modules);
     if (problems.length) throw new Error(`The manifests' tables do not match the database:\n${problems.join('\n')}`);
+    const secured = await applyTenancy(client, modules);
+    if (secured.length) log(`row-level security applied to ${secured.length} table${secured.length === 1 ? '' : 's'}`);
   } finally {
     await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
     await client.end();

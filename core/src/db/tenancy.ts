@@ -2,7 +2,10 @@
 // the rows of the org its transaction is bound to (org-binding.ts); with no org bound it shows none and accepts
 // none. A `shared` table also shows every org the rows of no org (pages the deployment crawls once for all), which
 // only the cross-org path writes. A `global` table has no policy. The policies are forced, so they hold for the
-// tables' owner too; a superuser or a BYPASSRLS role still passes them, which is why the service never runs as one.
+// tables' owner too, which gets one more policy that lets it see every row: the owner runs the migrations (data
+// fixes included) and, until the service connects as a role of its own, is the role the service runs as. A
+// superuser or a BYPASSRLS role passes every policy, which is why the service must not run as one.
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Module, TableTenancy } from '../modules/types.js';
 import { BOUND_ORG_SQL } from './org-binding.js';
@@ -27,21 +30,43 @@ function policy(tenancy: Exclude<TableTenancy, 'global'>, command: Command): { u
   }
 }
 
-/** The statements that put a table under its tenancy's policies (idempotent: each policy is dropped and made). */
-export function tenancyStatements(table: string, tenancy: TableTenancy): string[] {
+/** The policies of a protected table: the four of its tenancy, and the owner's. */
+export const POLICY_NAMES = [...POLICY_COMMANDS.map((c) => `quad_${c}`), 'quad_owner'];
+
+/**
+ * The statements that put a table under its tenancy's policies, each policy dropped and made again and marked
+ * with the table's version (its comment), so that a later start sees it is up to date. `owner`: the role that owns
+ * the tables.
+ */
+export function tenancyStatements(table: string, tenancy: TableTenancy, owner: string): string[] {
+  const made = policyStatements(table, tenancy, owner);
+  if (!made.length) return [];
+  const version = versionOf(made);
+  const name = quoteIdent(table);
+  return [...made, ...POLICY_NAMES.map((policyName) => `comment on policy ${policyName} on ${name} is '${version}'`)];
+}
+
+function policyStatements(table: string, tenancy: TableTenancy, owner: string): string[] {
   const name = quoteIdent(table);
   if (tenancy === 'global') return [];
+  const made = (policyName: string, body: string) => [`drop policy if exists ${policyName} on ${name}`, `create policy ${policyName} on ${name} ${body}`];
   return [
     `alter table ${name} enable row level security`,
     `alter table ${name} force row level security`,
     ...POLICY_COMMANDS.flatMap((command) => {
       const { using, check } = policy(tenancy, command);
-      return [
-        `drop policy if exists quad_${command} on ${name}`,
-        `create policy quad_${command} on ${name} for ${command}${using ? ` using (${using})` : ''}${check ? ` with check (${check})` : ''}`,
-      ];
+      return made(`quad_${command}`, `for ${command}${using ? ` using (${using})` : ''}${check ? ` with check (${check})` : ''}`);
     }),
+    ...made('quad_owner', `for all to ${quoteIdent(owner, 'role')} using (true) with check (true)`),
   ];
+}
+
+const versionOf = (statements: string[]) => `quad:${createHash('sha256').update(statements.join(';\n')).digest('hex').slice(0, 16)}`;
+
+/** What a table's policies' comments say when they are this core's: a digest of the statements that make them. */
+export function tenancyVersion(table: string, tenancy: TableTenancy, owner: string): string | null {
+  const made = policyStatements(table, tenancy, owner);
+  return made.length ? versionOf(made) : null;
 }
 
 /** Every declared table and its tenancy, over the given modules (the core's included). */
@@ -74,22 +99,43 @@ export async function tenancyProblems(client: Client, modules: readonly Module[]
   return problems;
 }
 
-/** Put every declared table under its policies, in one transaction. */
-export async function applyTenancy(client: Client, modules: readonly Module[]): Promise<void> {
-  const statements = [...declaredTables(modules)].flatMap(([table, tenancy]) => tenancyStatements(table, tenancy));
-  if (!statements.length) return;
+/**
+ * Put every declared `org` and `shared` table under its policies, in one transaction; tables whose policies are
+ * already this core's (forced, all five there, each marked with this version) are left alone, so a start takes no
+ * lock on them. Answers the tables it changed. Run by the tables' owner (the migrations' connection).
+ */
+export async function applyTenancy(client: Client, modules: readonly Module[]): Promise<string[]> {
+  const { rows: [{ owner }] } = await client.query<{ owner: string }>('select current_user as owner');
+  const wanted = [...declaredTables(modules)].flatMap(([table, tenancy]) => {
+    const version = tenancyVersion(table, tenancy, owner!);
+    return version ? [{ table, tenancy, version }] : [];
+  });
+  if (!wanted.length) return [];
+  const { rows: current } = await client.query<{ table: string; version: string }>(`
+    select c.relname as table, min(obj_description(p.oid, 'pg_policy')) as version
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_policy p on p.polrelid = c.oid
+    where n.nspname = current_schema() and c.relname = any($1) and c.relrowsecurity and c.relforcerowsecurity and p.polname = any($2)
+    group by c.relname
+    having count(*) = $3 and count(distinct obj_description(p.oid, 'pg_policy')) = 1`,
+  [wanted.map((w) => w.table), POLICY_NAMES, POLICY_NAMES.length]);
+  const found = new Map(current.map((r) => [r.table, r.version]));
+  const stale = wanted.filter((w) => found.get(w.table) !== w.version);
+  if (!stale.length) return [];
   await client.query('begin');
   try {
-    for (const statement of statements) await client.query(statement);
+    for (const { table, tenancy } of stale) for (const statement of tenancyStatements(table, tenancy, owner!)) await client.query(statement);
     await client.query('commit');
   } catch (err) {
     await client.query('rollback');
     throw err;
   }
+  return stale.map((w) => w.table);
 }
 
-/** A table name as an identifier (the manifest schema allows only lower-case letters, digits and underscores). */
-function quoteIdent(name: string): string {
+/** A table or role name as an identifier (the manifest schema allows only lower-case letters, digits and
+ *  underscores; a role name is PostgreSQL's, quoted with its quotes doubled). */
+function quoteIdent(name: string, kind: 'table' | 'role' = 'table'): string {
+  if (kind === 'role') return `"${name.replace(/"/g, '""')}"`;
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a table name: ${JSON.stringify(name)}`);
   return `"${name}"`;
 }

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { listMigrations, migrate } from '../db/migrator.js';
+import { declaredTables, tenancyVersion } from '../db/tenancy.js';
 import { Registry } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
 
@@ -53,6 +54,9 @@ async function templateFor(given: readonly Module[]): Promise<string> {
     const hash = createHash('sha256');
     for (const f of listMigrations(modules)) hash.update(`${f.module}/${f.name}/${f.checksum}\n`);
     for (const e of extensions) hash.update(`ext:${e}\n`);
+    // And the tables' tenancy and the policies this core makes of it (migrate applies them).
+    const owner = decodeURIComponent(new URL(ADMIN_URL).username) || 'postgres';
+    for (const [table, tenancy] of declaredTables(modules)) hash.update(`table:${table}:${tenancy}:${tenancyVersion(table, tenancy, owner)}\n`);
     // And which of them the server can install, at which version: a template migrated while pgvector was missing
     // (its modules then run degraded, without their vector columns) is not reused once pgvector is installed.
     const available = await admin.query('select name, default_version from pg_available_extensions where name = any($1) order by name', [extensions]);
