@@ -26,6 +26,7 @@ import { buildMcpApp } from './tools/mcp-server.js';
 import { SecretStore } from './secrets/store.js';
 import { Metrics } from './metrics/metrics.js';
 import { metricsPolicy } from './metrics/access.js';
+import { warnReportMode } from './auth/would-deny.js';
 import { buildMetricsListener } from './metrics/listener.js';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -101,6 +102,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   try {
     const query = rawQuery(orm);
     const auth = createAuth(settings, listener, log, query);
+    if (!settings.ACCESS_ENFORCE) await warnReportMode(auth.wouldDeny, (line) => log.warn(line));
     const orgs = new OrgCache(listener, query);
     const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
     limitsEngine.listen(listener);
@@ -145,6 +147,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       await daemons?.stop();
       await worker?.stop(); // then let running jobs finish and release their locks
       await metricsListener?.close(); // scraped until the jobs are done
+      await auth.wouldDeny.flush().catch((err) => log.error({ err }, 'could not count the requests report mode let through'));
       await listener.stop();
       await orm.close();
     })());

@@ -1,7 +1,7 @@
 // The auth policies against the spec's status rules ("Rules for tokens", "Machine tokens", "Decorators") and
 // ACCESS_ENFORCE's two modes, with the access log lines asserted.
 import t from 'tap';
-import { captureLogs } from '@quad/core/testing';
+import { captureLogs, startTestApp } from '@quad/core/testing';
 import probe from '../fixtures/probe-module.js';
 import { bearer, cookieFrom, signInOfficer, startSignInWorld, type SignInWorld } from '../support/sign-in.js';
 
@@ -154,6 +154,25 @@ for (const enforce of [false, true]) {
       t.equal((await get('nope/officer')).statusCode, 401);
       t.equal((await get('nope/officer', bearer(officerPair.access_token))).statusCode, 404);
     });
+
+    t.test(`the start and the readiness probe say which mode runs`, async (t) => {
+      const warning = logs.messages().find((m) => m.startsWith('ACCESS_ENFORCE is false (report mode)'));
+      if (enforce) t.notOk(warning, 'no warning when enforcing');
+      else t.match(warning, /let through and only logged \(access decision=would_deny\), so an officer of another org passes officer routes; 0 requests would have been refused in the last 24 hours\. Set ACCESS_ENFORCE=true/);
+      t.same((await quad.api.inject('/health/ready')).json(), { status: 'ok', access: enforce ? 'enforce' : 'report' });
+    });
+
+    if (!enforce) {
+      t.test('report mode counts what it let through, and a later start says how many', async (t) => {
+        await quad.auth.wouldDeny.flush();
+        const letThrough = logs.lines.filter((l) => l.level === 40 && String(l.msg).startsWith('access decision=would_deny')).length;
+        t.ok(letThrough >= 4, `the requests above that would have been refused (${letThrough})`);
+        t.equal(await quad.auth.wouldDeny.lastDay(), letThrough, 'one per would_deny line, member details hidden not counted');
+        const later = captureLogs();
+        await startTestApp(t, { databaseUrl: quad.databaseUrl, logger: later.logger, role: 'api' });
+        t.ok(later.messages().some((m) => m.includes(`; ${letThrough} requests would have been refused in the last 24 hours.`)), 'another process of the deployment reads the count');
+      });
+    }
   });
 }
 

@@ -150,6 +150,8 @@ t.test('compose.yaml: PostgreSQL with pgvector, a one-shot migrate, then the API
     const url = new URL(interpolate(service.environment!.DATABASE_URL!, { POSTGRES_PASSWORD: 'from-dot-env' }));
     t.same([url.hostname, url.username, url.password, url.pathname], ['db', db.environment!.POSTGRES_USER, 'from-dot-env', `/${db.environment!.POSTGRES_DB}`],
       `${name}: DATABASE_URL names the db service, its user, password (POSTGRES_PASSWORD) and database`);
+    t.equal(interpolate(String(service.environment!.ACCESS_ENFORCE), {}), 'true', `${name}: ACCESS_ENFORCE=true unless .env says otherwise`);
+    t.equal(interpolate(String(service.environment!.ACCESS_ENFORCE), { ACCESS_ENFORCE: 'false' }), 'false', `${name}: .env may choose report mode`);
   }
   t.same(migrate.command, ['migrate']);
   t.same(migrate.depends_on, { db: { condition: 'service_healthy' } }, 'migrate waits for the database');

@@ -13,10 +13,10 @@ t.test('health probes', async (t) => {
     t.same(res.json(), { status: 'ok' });
   });
 
-  t.test('GET /health/ready answers 200 while the database answers', async (t) => {
+  t.test('GET /health/ready answers 200 while the database answers, and says the access mode (report by default)', async (t) => {
     const res = await quad.api.inject('/health/ready');
     t.equal(res.statusCode, 200);
-    t.same(res.json(), { status: 'ok' });
+    t.same(res.json(), { status: 'ok', access: 'report' });
   });
 
   t.test('a credential is not needed, and a bad one does not matter', async (t) => {

@@ -70,6 +70,8 @@ t.test('with an org: pretty logs on request, and the next step is signing in', a
   t.notMatch(output, /"level":/, 'no JSON');
   t.match(output, /INFO: quad ready\n {4}role: "all"\n/, 'the banner, for people');
   t.match(output, /\n {4}next: "sign in as an officer: http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login\?client=dashboard"\n/);
+  t.match(output, /\n {4}access: "report \(ACCESS_ENFORCE=false: refusals are only logged\)"\n/, 'the ready line says report mode runs');
+  t.match(output, /WARN: ACCESS_ENFORCE is false \(report mode\): .* 0 requests would have been refused in the last 24 hours\. Set ACCESS_ENFORCE=true/, 'and the start warns, with the count');
   quad.child.kill('SIGTERM');
   t.equal((await quad.exited).code, 0);
 });

@@ -8,6 +8,7 @@ import { RESTJSONErrorCodes } from 'discord-api-types/v10';
 import { DiscordRequestError, DiscordUnavailable, type DiscordClient } from '../adapters/discord/index.js';
 import type { OrgSnapshot } from '../orgs/org-cache.js';
 import { HttpError } from '../http/errors.js';
+import type { WouldDenyTally } from './would-deny.js';
 
 export type AccessReason =
   | 'not_org_officer' | 'not_officer' | 'not_superadmin' | 'no_discord_id' | 'no_platform_credential'
@@ -25,7 +26,7 @@ export class AccessControl {
 
   constructor(
     private readonly discord: DiscordClient,
-    private readonly options: { superadmins: readonly string[]; enforce: boolean; log: FastifyBaseLogger },
+    private readonly options: { superadmins: readonly string[]; enforce: boolean; log: FastifyBaseLogger; tally?: WouldDenyTally },
   ) {}
 
   get enforcing(): boolean {
@@ -87,7 +88,10 @@ export class AccessControl {
     const route = request.routeOptions.url ?? request.url.split('?')[0];
     const org = request.org?.prefix ?? '-';
     this.options.log.warn(`access decision=${enforce ? 'deny' : 'would_deny'} reason=${reason} route=${route} org=${org} credential=${credential}`);
-    if (!enforce) return;
+    if (!enforce) {
+      this.options.tally?.add();
+      return;
+    }
     if (reason === 'bot_unavailable' || reason === 'bot_not_in_server') throw new HttpError(503, messages[reason], reason);
     throw new HttpError(403, messages[reason], reason);
   }

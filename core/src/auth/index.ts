@@ -6,6 +6,7 @@ import { DiscordClient } from '../adapters/discord/index.js';
 import { IdpClient } from '../adapters/idp/index.js';
 import type { Settings } from '../config/schema.js';
 import { AccessControl } from './access.js';
+import { WouldDenyTally } from './would-deny.js';
 import { BotStatus } from '../admin/bot-status.js';
 import { loadOrCreateKeyPair, loadOrCreateSecretKey, type KeyPair } from './keys.js';
 import { RevocationList } from './revocations.js';
@@ -18,6 +19,8 @@ export interface AuthServices {
   discord: DiscordClient;
   idp: IdpClient;
   access: AccessControl;
+  /** Requests report mode let through that enforce mode would refuse, counted for the start's warning. */
+  wouldDeny: WouldDenyTally;
   revocations: RevocationList;
   /** Verified machine tokens, per process. */
   machineTokens: MachineTokenCache;
@@ -41,13 +44,15 @@ export function createAuth(settings: Settings, listener: PgListener, log: Fastif
   const idp = new IdpClient({
     apiUrl: settings.IDP_API_URL, secretKey: settings.IDP_SECRET_KEY, authorizedParties: settings.IDP_AUTHORIZED_PARTIES, timeoutMs: settings.IDP_TIMEOUT_MS,
   });
-  const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log });
+  const wouldDeny = new WouldDenyTally(query, (err) => log.error({ err }, 'could not count the requests report mode let through'));
+  const access = new AccessControl(discord, { superadmins: settings.SYS_ADMIN, enforce: settings.ACCESS_ENFORCE, log, tally: wouldDeny });
   const revocations = new RevocationList(listener, query);
   if (!settings.SECRET_KEY) log.warn(`SECRET_KEY is unset: session cookies are encrypted with a key kept in ${dataDir}/secret_key (set SECRET_KEY when several machines serve the API)`);
   return {
     discord,
     idp,
     access,
+    wouldDeny,
     revocations,
     machineTokens: new MachineTokenCache(listener),
     bot: new BotStatus(discord),

@@ -71,7 +71,15 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['core'],
         summary: 'Readiness: send traffic here only while this answers 200 (the database answers, the event loop keeps up)',
-        response: { 200: Probe, 503: ErrorBody },
+        response: {
+          200: Type.Object({
+            status: Type.Literal('ok'),
+            access: Type.Union([Type.Literal('enforce'), Type.Literal('report')], {
+              description: 'ACCESS_ENFORCE: enforce refuses what access checks refuse; report (the default) only logs it and lets it through',
+            }),
+          }),
+          503: ErrorBody,
+        },
       },
     }, async (request) => {
       try {
@@ -81,7 +89,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.log.warn({ err }, 'health: not ready, database check failed');
         throw unavailable('The database is unavailable; try again shortly', isDatabaseUnavailable(err) ? 'database_unavailable' : 'database_error', DATABASE_RETRY_AFTER_SECONDS);
       }
-      return { status: 'ok' as const };
+      return { status: 'ok' as const, access: app.quad.settings.ACCESS_ENFORCE ? 'enforce' as const : 'report' as const };
     });
   });
 };

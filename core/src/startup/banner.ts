@@ -14,6 +14,8 @@ export async function logReady(quad: Quad, role: Role, ms: number): Promise<void
   if (mcp) fields.mcp = `${mcp}/mcp`;
   const metrics = quad.metricsListener && baseUrl(quad.metricsListener);
   if (metrics) fields.metrics = `${metrics}/metrics`;
+  // Report mode lets through what it would refuse: said on the line that says Quad is up (see warnReportMode).
+  if (api) fields.access = quad.settings.ACCESS_ENFORCE ? 'enforce' : 'report (ACCESS_ENFORCE=false: refusals are only logged)';
   const next = await nextStep(quad, api);
   if (next) fields.next = next;
   quad.log.info(fields, 'quad ready');
