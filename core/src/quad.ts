@@ -27,7 +27,9 @@ import { SecretStore } from './secrets/store.js';
 import { Metrics } from './metrics/metrics.js';
 import { metricsPolicy } from './metrics/access.js';
 import { warnReportMode } from './auth/would-deny.js';
+import { bypassingRole, serviceUrl } from './db/service-role.js';
 import { buildMetricsListener } from './metrics/listener.js';
+import pg from 'pg';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -83,13 +85,17 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   if (!url) throw new ConfigError(['DATABASE_URL: is required here (the run command starts an embedded database when it is unset)']);
 
   const wanted = [...new Set(registry.modules.flatMap((m) => m.databaseExtensions.map((e) => e.name)))];
+  const serviceRole = settings.DATABASE_SERVICE_ROLE || undefined;
   const extensions = options.migrate === false
     ? await installedExtensions(url, wanted)
-    : (await migrate(url, registry.modules, (msg) => log.info(msg))).extensions;
+    : (await migrate(url, registry.modules, (msg) => log.info(msg), { serviceRole })).extensions;
+  // Module code's statements run as the service role, under row-level security (README "Org isolation").
+  const ormUrl = serviceRole ? serviceUrl(url, serviceRole) : url;
+  if (!serviceRole && settings.NODE_ENV === 'production') await warnBypassingRole(url, (line) => log.warn(line));
 
   const vector = await vectorStatus(url, wanted.includes('vector') ? extensions.vector : undefined, options.vectorReason);
 
-  const orm = await openOrm({ url, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
+  const orm = await openOrm({ url: ormUrl, modules: registry.modules, poolMax: settings.DATABASE_POOL_MAX });
   // One LISTEN connection per process: token revocations and org changes (org routes and job runs read the org cache).
   const listener = new PgListener(url, log);
   let app: FastifyInstance | null = null;
@@ -161,5 +167,24 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     await listener.stop();
     await orm.close();
     throw err;
+  }
+}
+
+/**
+ * In production the service should not pass row-level security: a superuser or BYPASSRLS role is warned about,
+ * naming the fix. (It becomes a refusal once every module reaches its tables through the org-bound handle and
+ * DATABASE_SERVICE_ROLE is on by default: issue 40.)
+ */
+async function warnBypassingRole(url: string, warn: (line: string) => void): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const role = await bypassingRole(client);
+    if (role) {
+      warn(`DATABASE_URL: its role "${role}" is a superuser or has BYPASSRLS, so row-level security does not keep orgs apart; `
+        + 'set DATABASE_SERVICE_ROLE (e.g. quad_service) for Quad to make and use a role without either');
+    }
+  } finally {
+    await client.end();
   }
 }

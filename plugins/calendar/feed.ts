@@ -2,8 +2,10 @@
 // org, so creating again rotates it and the old URL stops working; revoking deletes it), and the feed it serves:
 // the org's public events, as ics.ts writes them. A token is looked up by its hash through a unique index, so the
 // answer's time does not depend on how much of a token matches, and a miss never says which org was meant.
+// The officer routes' statements go through the org-bound handle (README "Org isolation"); the feed itself is asked
+// for by token, with no org known beforehand, so feedOf reads with the request's unbound EntityManager.
 import { createHash, randomBytes } from 'node:crypto';
-import { notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { notFound, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
 import { writeFeed, type FeedEvent } from './ics.js';
 import type { EventRow } from './store.js';
 
@@ -18,23 +20,23 @@ export const FEED_MAX_EVENTS = 2000;
 const hashOf = (token: string) => createHash('sha256').update(token).digest();
 export const feedPath = (token: string) => `/api/calendar/feed/${token}.ics`;
 
-export async function feedStatus(em: EntityManager, orgId: number): Promise<{ exists: boolean; created_at: string | null }> {
-  const [row] = await em.execute<{ created_at: Date }[]>('select created_at from calendar_feeds where organization_id = ?', [orgId]);
+export async function feedStatus(db: OrgDb): Promise<{ exists: boolean; created_at: string | null }> {
+  const row = await db.one<{ created_at: Date }>`select created_at from calendar_feeds where ${db.inOrg()}`;
   return { exists: Boolean(row), created_at: row ? new Date(row.created_at).toISOString() : null };
 }
 
 /** Make the org's feed token, replacing any earlier one. Answers the token: the only time it is seen. */
-export async function rotateFeed(em: EntityManager, orgId: number): Promise<{ token: string; rotated: boolean; created_at: string }> {
+export async function rotateFeed(db: OrgDb): Promise<{ token: string; rotated: boolean; created_at: string }> {
   const token = randomBytes(32).toString('base64url');
-  const [row] = await em.execute<{ created_at: Date; rotated: boolean }[]>(
-    `insert into calendar_feeds (organization_id, token_hash) values (?, ?)
-     on conflict (organization_id) do update set token_hash = excluded.token_hash, created_at = now()
-     returning created_at, (xmax <> 0) as rotated`, [orgId, hashOf(token)]);
+  const row = await db.one<{ created_at: Date; rotated: boolean }>`
+    insert into calendar_feeds (organization_id, token_hash) values (${db.org}, ${hashOf(token)})
+    on conflict (organization_id) do update set token_hash = excluded.token_hash, created_at = now()
+    returning created_at, (xmax <> 0) as rotated`;
   return { token, rotated: row!.rotated, created_at: new Date(row!.created_at).toISOString() };
 }
 
-export async function revokeFeed(em: EntityManager, orgId: number): Promise<void> {
-  const rows = await em.execute('delete from calendar_feeds where organization_id = ? returning organization_id', [orgId]);
+export async function revokeFeed(db: OrgDb): Promise<void> {
+  const rows = await db.sql`delete from calendar_feeds where ${db.inOrg()} returning organization_id`;
   if (!rows.length) throw notFound('The org has no feed URL', 'feed_not_found');
 }
 

@@ -1,7 +1,9 @@
 // The Discord sync's jobs: calendar.sync_discord syncs one org (one run at a time per org: a second start while one
 // is queued or running is 409), calendar.sync_due every 30 minutes starts it for each org with the calendar on, a
 // Discord server bound and discord_sync on. A run started while sync is off (turned off after the start) does nothing.
-import { conflict, defineJob, Type, type CoreServices, type EntityManager } from '@quad/core';
+// One org's statements go through the org-bound handle (README "Org isolation"); calendar.sync_due runs for no org
+// and reads every org's settings with its own EntityManager.
+import { conflict, defineJob, Type, type CoreServices, type OrgDb } from '@quad/core';
 import { runSync } from './sync.js';
 import { MODULE } from './feed.js';
 
@@ -11,8 +13,8 @@ export const SYNC_DUE_JOB = 'calendar.sync_due';
 /** The run's time; tests set it so "ended" is read against a fixed moment. */
 const Payload = Type.Object({ now: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false });
 
-async function syncOn(em: EntityManager, orgId: number): Promise<boolean> {
-  const [row] = await em.execute<{ discord_sync: boolean }[]>('select discord_sync from calendar_settings where organization_id = ?', [orgId]);
+async function syncOn(db: OrgDb): Promise<boolean> {
+  const row = await db.one<{ discord_sync: boolean }>`select discord_sync from calendar_settings where ${db.inOrg()}`;
   return row?.discord_sync ?? false;
 }
 
@@ -23,21 +25,21 @@ export const syncJob = defineJob({
   once: 'org',
   // The schedule tries again in 30 minutes; retrying sooner would only hit the same outage.
   maxAttempts: 1,
-  async handler({ em, org, payload, services, log }) {
-    if (!(await syncOn(em, org!.id))) {
+  async handler({ db, payload, services, log }) {
+    if (!(await syncOn(db))) {
       log.info('calendar.sync_discord: sync is off for the org, nothing done');
       return;
     }
-    const outcome = await runSync({ em, services, orgId: org!.id }, payload.now ? new Date(payload.now) : new Date());
+    const outcome = await runSync({ db, services }, payload.now ? new Date(payload.now) : new Date());
     log.info(outcome, 'calendar.sync_discord done');
   },
 });
 
 /** Sync now (a route or a tool): 409 sync_off while the org's sync is off, 409 job_running while one is queued or running. */
-export async function startSync(em: EntityManager, services: CoreServices, orgId: number) {
-  return em.transactional(async (tx) => {
-    if (!(await syncOn(tx, orgId))) throw conflict('Discord sync is off for this org: turn it on in the calendar settings first', 'sync_off');
-    const started = await services.startJob(tx, SYNC_JOB, {}, { orgId });
+export async function startSync(db: OrgDb, services: CoreServices) {
+  return db.transaction(async (tx) => {
+    if (!(await syncOn(tx))) throw conflict('Discord sync is off for this org: turn it on in the calendar settings first', 'sync_off');
+    const started = await services.startJob(tx.em, SYNC_JOB, {}, { orgId: tx.org });
     return { run_id: started.runId };
   });
 }

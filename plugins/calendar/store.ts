@@ -1,9 +1,10 @@
 // Calendar events: check a body (zone, times, length, recurrence), create, change, delete, read, and list a window
-// with occurrences expanded. Raw SQL names the org in every statement. Each write bumps SEQUENCE, keeps the
-// series' end for the window index, and emits calendar.event_created / _changed / _deleted in its transaction.
+// with occurrences expanded. Statements go through the org-bound handle (README "Org isolation") and each names the
+// org (db.inOrg()). Each write bumps SEQUENCE, keeps the series' end for the window index, and emits
+// calendar.event_created / _changed / _deleted in its transaction.
 // Events copied from Discord (source discord) are the sync's: officers and tools get 409 synced_event.
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { badRequest, conflict, notFound, sql, type CoreServices, type OrgDb } from '@quad/core';
 import { occurrences, parseRule, seriesEnd, type Rule } from './recurrence.js';
 import { checkZone, dateText, parseInstant, toLocal } from './time.js';
 
@@ -30,7 +31,7 @@ export interface CheckedEvent {
   rule: Rule | null; recurrence: string | null; isPublic: boolean; seriesEnd: number;
 }
 
-const COLUMNS = `id, organization_id, uid, source, discord_event_id, title, description, location, start_at, end_at, time_zone, all_day,
+const COLUMNS = sql`id, organization_id, uid, source, discord_event_id, title, description, location, start_at, end_at, time_zone, all_day,
   recurrence, public, sequence, created_at, updated_at`;
 const iso = (d: Date | number) => new Date(d).toISOString();
 
@@ -79,8 +80,8 @@ export function checkEvent(b: Required<Pick<EventBody, 'title' | 'start_at' | 'e
 
 const seriesEndValue = (ms: number) => (Number.isFinite(ms) ? iso(ms) : 'infinity');
 
-export async function findEvent(em: EntityManager, orgId: number, id: number, lock = false): Promise<EventRow> {
-  const [row] = await em.execute<EventRow[]>(`select ${COLUMNS} from calendar_events where organization_id = ? and id = ?${lock ? ' for update' : ''}`, [orgId, id]);
+export async function findEvent(db: OrgDb, id: number, lock = false): Promise<EventRow> {
+  const row = await db.one<EventRow>`select ${COLUMNS} from calendar_events where ${db.inOrg()} and id = ${id} ${lock ? sql`for update` : sql``}`;
   if (!row) throw notFound(`No event ${id}`, 'event_not_found');
   return row;
 }
@@ -93,46 +94,46 @@ function refuseSynced(row: EventRow): void {
 
 const eventData = (row: EventRow) => ({ id: row.id, uid: row.uid, title: row.title, start_at: iso(row.start_at), public: row.public });
 
-export async function createEvent(em: EntityManager, services: CoreServices, orgId: number, body: EventBody & Parameters<typeof checkEvent>[0], actor: string | null): Promise<EventRow> {
+export async function createEvent(db: OrgDb, services: CoreServices, body: EventBody & Parameters<typeof checkEvent>[0], actor: string | null): Promise<EventRow> {
   const e = checkEvent(body);
-  return em.transactional(async (tx) => {
-    const [row] = await tx.execute<EventRow[]>(
-      `insert into calendar_events (organization_id, uid, title, description, location, start_at, end_at, time_zone, all_day, recurrence,
-         series_end_at, public, created_by)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?, ?) returning ${COLUMNS}`,
-      [orgId, `${randomUUID()}@quad`, e.title, e.description, e.location, iso(e.start), iso(e.end), e.zone, e.allDay, e.recurrence,
-        seriesEndValue(e.seriesEnd), e.isPublic, actor]);
-    await services.emit(tx, { orgId, kind: 'calendar.event_created', title: `Event "${row!.title}" added to the calendar`, data: eventData(row!) });
+  return db.transaction(async (tx) => {
+    const row = await tx.one<EventRow>`
+      insert into calendar_events (organization_id, uid, title, description, location, start_at, end_at, time_zone, all_day, recurrence,
+        series_end_at, public, created_by)
+      values (${tx.org}, ${`${randomUUID()}@quad`}, ${e.title}, ${e.description}, ${e.location}, ${iso(e.start)}, ${iso(e.end)}, ${e.zone},
+        ${e.allDay}, ${e.recurrence}, ${seriesEndValue(e.seriesEnd)}::timestamptz, ${e.isPublic}, ${actor})
+      returning ${COLUMNS}`;
+    await services.emit(tx.em, { orgId: tx.org, kind: 'calendar.event_created', title: `Event "${row!.title}" added to the calendar`, data: eventData(row!) });
     return row!;
   });
 }
 
 /** Change the fields given; the rest keep their values (the whole event is checked again). */
-export async function updateEvent(em: EntityManager, services: CoreServices, orgId: number, id: number, body: EventBody): Promise<EventRow> {
-  return em.transactional(async (tx) => {
-    const old = await findEvent(tx, orgId, id, true);
+export async function updateEvent(db: OrgDb, services: CoreServices, id: number, body: EventBody): Promise<EventRow> {
+  return db.transaction(async (tx) => {
+    const old = await findEvent(tx, id, true);
     refuseSynced(old);
     const e = checkEvent({
       title: body.title ?? old.title, description: body.description ?? old.description, location: body.location ?? old.location,
       start_at: body.start_at ?? iso(old.start_at), end_at: body.end_at ?? iso(old.end_at), time_zone: body.time_zone ?? old.time_zone,
       all_day: body.all_day ?? old.all_day, recurrence: body.recurrence === undefined ? old.recurrence : body.recurrence, public: body.public ?? old.public,
     });
-    const [row] = await tx.execute<EventRow[]>(
-      `update calendar_events set title = ?, description = ?, location = ?, start_at = ?, end_at = ?, time_zone = ?, all_day = ?, recurrence = ?,
-         series_end_at = ?::timestamptz, public = ?, sequence = sequence + 1, updated_at = now()
-       where organization_id = ? and id = ? returning ${COLUMNS}`,
-      [e.title, e.description, e.location, iso(e.start), iso(e.end), e.zone, e.allDay, e.recurrence, seriesEndValue(e.seriesEnd), e.isPublic, orgId, id]);
-    await services.emit(tx, { orgId, kind: 'calendar.event_changed', title: `Event "${row!.title}" changed`, data: eventData(row!) });
+    const row = await tx.one<EventRow>`
+      update calendar_events set title = ${e.title}, description = ${e.description}, location = ${e.location}, start_at = ${iso(e.start)},
+        end_at = ${iso(e.end)}, time_zone = ${e.zone}, all_day = ${e.allDay}, recurrence = ${e.recurrence},
+        series_end_at = ${seriesEndValue(e.seriesEnd)}::timestamptz, public = ${e.isPublic}, sequence = sequence + 1, updated_at = now()
+      where ${tx.inOrg()} and id = ${id} returning ${COLUMNS}`;
+    await services.emit(tx.em, { orgId: tx.org, kind: 'calendar.event_changed', title: `Event "${row!.title}" changed`, data: eventData(row!) });
     return row!;
   });
 }
 
-export async function deleteEvent(em: EntityManager, services: CoreServices, orgId: number, id: number): Promise<EventRow> {
-  return em.transactional(async (tx) => {
-    const old = await findEvent(tx, orgId, id, true);
+export async function deleteEvent(db: OrgDb, services: CoreServices, id: number): Promise<EventRow> {
+  return db.transaction(async (tx) => {
+    const old = await findEvent(tx, id, true);
     refuseSynced(old);
-    await tx.execute('delete from calendar_events where organization_id = ? and id = ?', [orgId, id]);
-    await services.emit(tx, { orgId, kind: 'calendar.event_deleted', title: `Event "${old.title}" deleted`, data: eventData(old) });
+    await tx.run`delete from calendar_events where ${tx.inOrg()} and id = ${id}`;
+    await services.emit(tx.em, { orgId: tx.org, kind: 'calendar.event_deleted', title: `Event "${old.title}" deleted`, data: eventData(old) });
     return old;
   });
 }
@@ -166,11 +167,11 @@ export function timesOf(row: EventRow) {
  * The events with an occurrence in the window and the occurrences, in order of start. At most LIST_CAP events are
  * read (those starting first) and LIST_CAP occurrences answered; `truncated` says a narrower window shows more.
  */
-export async function listWindow(em: EntityManager, orgId: number, window: Window, publicOnly: boolean) {
-  const rows = await em.execute<EventRow[]>(
-    `select ${COLUMNS} from calendar_events
-     where organization_id = ? and series_end_at > ?::timestamptz and start_at < ?::timestamptz${publicOnly ? ' and public' : ''}
-     order by start_at, id limit ?`, [orgId, iso(window.from), iso(window.to), LIST_CAP + 1]);
+export async function listWindow(db: OrgDb, window: Window, publicOnly: boolean) {
+  const rows = await db.sql<EventRow>`
+    select ${COLUMNS} from calendar_events
+    where ${db.inOrg()} and series_end_at > ${iso(window.from)}::timestamptz and start_at < ${iso(window.to)}::timestamptz ${publicOnly ? sql`and public` : sql``}
+    order by start_at, id limit ${LIST_CAP + 1}`;
   let truncated = rows.length > LIST_CAP;
   const all: { row: EventRow; start: number; end: number }[] = [];
   for (const row of rows.slice(0, LIST_CAP)) {

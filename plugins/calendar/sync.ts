@@ -2,8 +2,9 @@
 // make the org's `discord` events match them, keyed by the Discord event id. Canceled events and events gone from
 // Discord before they ended are deleted; events that ended stay as history (Discord drops finished events from its
 // list). A run that cannot read Discord records its error, raises the problem calendar.sync_failed and fails; a
-// good run clears it. Discord events have no zone: they are stored in UTC (times are exact instants).
-import { DiscordRequestError, DiscordUnavailable, type CoreServices, type EntityManager } from '@quad/core';
+// good run clears it. Discord events have no zone: they are stored in UTC (times are exact instants). Statements go
+// through the org-bound handle (README "Org isolation").
+import { DiscordRequestError, DiscordUnavailable, type CoreServices, type OrgDb } from '@quad/core';
 import { MAX_LENGTH_MS } from './store.js';
 
 type DiscordScheduledEvent = Awaited<ReturnType<CoreServices['discord']['scheduledEvents']>>[number];
@@ -13,7 +14,7 @@ const CANCELED = 4;
 const DEFAULT_LENGTH_MS = 3_600_000;
 
 export interface SyncOutcome { listed: number; added: number; changed: number; removed: number; error: string | null }
-interface SyncContext { em: EntityManager; services: CoreServices; orgId: number }
+interface SyncContext { db: OrgDb; services: CoreServices }
 
 export class SyncFailed extends Error {}
 
@@ -30,7 +31,7 @@ function rowOf(orgId: number, e: DiscordScheduledEvent) {
 }
 
 async function readDiscord(ctx: SyncContext): Promise<DiscordScheduledEvent[]> {
-  const [org] = await ctx.em.execute<{ discord_guild_id: string | null }[]>('select discord_guild_id from organizations where id = ?', [ctx.orgId]);
+  const org = await ctx.db.one<{ discord_guild_id: string | null }>`select discord_guild_id from organizations where id = ${ctx.db.org}`;
   if (!org?.discord_guild_id) throw new SyncFailed('the org has no Discord server bound');
   try {
     return await ctx.services.discord.scheduledEvents(org.discord_guild_id);
@@ -47,30 +48,30 @@ async function readDiscord(ctx: SyncContext): Promise<DiscordScheduledEvent[]> {
 /** Upsert the listed events and delete the ones gone; answers the counts. One transaction. */
 async function apply(ctx: SyncContext, listed: DiscordScheduledEvent[], now: Date): Promise<Omit<SyncOutcome, 'error'>> {
   const live = listed.filter((e) => e.status !== CANCELED && Number.isFinite(Date.parse(e.scheduled_start_time)));
-  const rows = live.map((e) => rowOf(ctx.orgId, e));
-  return ctx.em.transactional(async (tx) => {
-    const upserted = rows.length === 0 ? [] : await tx.execute<{ inserted: boolean }[]>(
-      `insert into calendar_events (organization_id, uid, source, discord_event_id, title, description, location, start_at, end_at, time_zone,
-         series_end_at, public, created_by)
-       select ?, x.uid, 'discord', x.discord_event_id, x.title, x.description, x.location, x.start_at, x.end_at, 'UTC', x.end_at, true, 'discord'
-       from jsonb_to_recordset(?::jsonb) as x(uid text, discord_event_id text, title text, description text, location text, start_at timestamptz, end_at timestamptz)
-       on conflict (organization_id, discord_event_id) where discord_event_id is not null do update set
-         title = excluded.title, description = excluded.description, location = excluded.location, start_at = excluded.start_at,
-         end_at = excluded.end_at, series_end_at = excluded.series_end_at, sequence = calendar_events.sequence + 1, updated_at = now()
-       where (calendar_events.title, calendar_events.description, calendar_events.location, calendar_events.start_at, calendar_events.end_at)
-         is distinct from (excluded.title, excluded.description, excluded.location, excluded.start_at, excluded.end_at)
-       returning (xmax = 0) as inserted`, [ctx.orgId, JSON.stringify(rows)]);
-    const removed = await tx.execute(
-      `delete from calendar_events where organization_id = ? and source = 'discord' and end_at > ?::timestamptz
-         and not (discord_event_id = any(?::text[])) returning id`, [ctx.orgId, now.toISOString(), `{${rows.map((r) => r.discord_event_id).join(',')}}`]);
+  const rows = live.map((e) => rowOf(ctx.db.org, e));
+  return ctx.db.transaction(async (tx) => {
+    const upserted = rows.length === 0 ? [] : await tx.sql<{ inserted: boolean }>`
+      insert into calendar_events (organization_id, uid, source, discord_event_id, title, description, location, start_at, end_at, time_zone,
+        series_end_at, public, created_by)
+      select ${tx.org}::integer, x.uid, 'discord', x.discord_event_id, x.title, x.description, x.location, x.start_at, x.end_at, 'UTC', x.end_at, true, 'discord'
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(uid text, discord_event_id text, title text, description text, location text, start_at timestamptz, end_at timestamptz)
+      on conflict (organization_id, discord_event_id) where discord_event_id is not null do update set
+        title = excluded.title, description = excluded.description, location = excluded.location, start_at = excluded.start_at,
+        end_at = excluded.end_at, series_end_at = excluded.series_end_at, sequence = calendar_events.sequence + 1, updated_at = now()
+      where (calendar_events.title, calendar_events.description, calendar_events.location, calendar_events.start_at, calendar_events.end_at)
+        is distinct from (excluded.title, excluded.description, excluded.location, excluded.start_at, excluded.end_at)
+      returning (xmax = 0) as inserted`;
+    const removed = await tx.run`
+      delete from calendar_events where ${tx.inOrg()} and source = 'discord' and end_at > ${now.toISOString()}::timestamptz
+        and not (discord_event_id = any(${rows.map((r) => r.discord_event_id)}::text[]))`;
     const added = upserted.filter((r) => r.inserted).length;
-    return { listed: live.length, added, changed: upserted.length - added, removed: removed.length };
+    return { listed: live.length, added, changed: upserted.length - added, removed };
   });
 }
 
 /** Run a sync now and record it. Throws SyncFailed (after recording it) when Discord could not be read. */
 export async function runSync(ctx: SyncContext, now = new Date()): Promise<SyncOutcome> {
-  const { em, services, orgId } = ctx;
+  const { db, services } = ctx;
   let outcome: SyncOutcome;
   try {
     outcome = { ...(await apply(ctx, await readDiscord(ctx), now)), error: null };
@@ -78,16 +79,16 @@ export async function runSync(ctx: SyncContext, now = new Date()): Promise<SyncO
     if (!(err instanceof SyncFailed)) throw err;
     outcome = { listed: 0, added: 0, changed: 0, removed: 0, error: err.message };
   }
-  await em.transactional(async (tx) => {
-    await tx.execute(
-      `insert into calendar_settings (organization_id, last_sync_at, last_sync_error, last_sync_changes) values (?, ?, ?, ?)
-       on conflict (organization_id) do update set last_sync_at = excluded.last_sync_at, last_sync_error = excluded.last_sync_error,
-         last_sync_changes = excluded.last_sync_changes`,
-      [orgId, now.toISOString(), outcome.error, outcome.error ? null : outcome.added + outcome.changed + outcome.removed]);
+  await db.transaction(async (tx) => {
+    await tx.run`
+      insert into calendar_settings (organization_id, last_sync_at, last_sync_error, last_sync_changes)
+      values (${tx.org}, ${now.toISOString()}::timestamptz, ${outcome.error}, ${outcome.error ? null : outcome.added + outcome.changed + outcome.removed})
+      on conflict (organization_id) do update set last_sync_at = excluded.last_sync_at, last_sync_error = excluded.last_sync_error,
+        last_sync_changes = excluded.last_sync_changes`;
     if (outcome.error) {
-      await services.raiseProblem(tx, { orgId, key: PROBLEM_KEY, title: 'Discord events could not be synced to the calendar', message: outcome.error });
+      await services.raiseProblem(tx.em, { orgId: tx.org, key: PROBLEM_KEY, title: 'Discord events could not be synced to the calendar', message: outcome.error });
     } else {
-      await services.clearProblem(tx, orgId, PROBLEM_KEY);
+      await services.clearProblem(tx.em, tx.org, PROBLEM_KEY);
     }
   });
   if (outcome.error) throw new SyncFailed(`calendar.sync_discord: ${outcome.error}`);

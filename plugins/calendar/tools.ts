@@ -1,5 +1,6 @@
 // The calendar tools: calendar.events (calendar:read), calendar.save and calendar.delete with confirm
-// (calendar:manage), for machine tokens while the module is on; the core checks both and binds the org.
+// (calendar:manage), for machine tokens while the module is on; the core checks both and binds the org (the tools
+// work through its org-bound handle, db).
 import { Id, Type, badRequest, defineTool } from '@quad/core';
 import { createEvent, eventView, findEvent, listWindow, updateEvent, deleteEvent, windowOf } from './store.js';
 import { CreateBody, EventOut, ListingOut, UpdateBody, WindowQuery } from './schemas.js';
@@ -14,8 +15,8 @@ export const eventsTool = defineTool({
   input: WindowQuery,
   output: ListingOut,
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
-    const listing = await listWindow(em, org.id, windowOf(input, Date.now(), 'input'), false);
+  async handler({ db }, input) {
+    const listing = await listWindow(db, windowOf(input, Date.now(), 'input'), false);
     return { ...listing, events: listing.events.map(eventView) };
   },
 });
@@ -31,16 +32,16 @@ export const saveTool = defineTool({
   scope: 'calendar:manage',
   input: Type.Object({ id: Type.Optional(Id), ...UpdateBody.properties }, { additionalProperties: false }),
   output: Type.Object({ created: Type.Boolean(), event: EventOut }),
-  async handler({ em, org, services, caller }, { id, ...body }) {
+  async handler({ db, services, caller }, { id, ...body }) {
     if (id === undefined) {
       const missing = (['title', 'start_at', 'end_at', 'time_zone'] as const).filter((k) => body[k] === undefined);
       if (missing.length) {
         throw badRequest(`input.${missing[0]}: required for a new event (title, start_at, end_at, time_zone)`, 'validation', { field: `input.${missing[0]}` });
       }
-      const row = await createEvent(em, services, org.id, body as typeof CreateBody.static, caller.actor);
+      const row = await createEvent(db, services, body as typeof CreateBody.static, caller.actor);
       return { created: true, event: eventView(row) };
     }
-    return { created: false, event: eventView(await updateEvent(em, services, org.id, id, body)) };
+    return { created: false, event: eventView(await updateEvent(db, services, id, body)) };
   },
 });
 
@@ -54,12 +55,12 @@ export const deleteTool = defineTool({
   output: Type.Object({ deleted: Type.Integer() }),
   confirm: true,
   annotations: { destructive: true },
-  async preview({ em, org }, input) {
-    const row = await findEvent(em, org.id, input.id);
+  async preview({ db }, input) {
+    const row = await findEvent(db, input.id);
     return { delete: row.id, title: row.title, start_at: new Date(row.start_at).toISOString(), recurrence: row.recurrence };
   },
-  async handler({ em, org, services }, input) {
-    await deleteEvent(em, services, org.id, input.id);
+  async handler({ db, services }, input) {
+    await deleteEvent(db, services, input.id);
     return { deleted: input.id };
   },
 });

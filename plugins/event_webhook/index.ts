@@ -1,7 +1,7 @@
 // @quad/plugin-event-webhook (module `event_webhook`): outbound event webhooks. Officers pick Discord channels
 // (webhook URLs, stored encrypted and never shown again) and the events each one receives; every event of the
 // org that a webhook selected is posted there by a retried job, and the last result is kept on the webhook.
-import { bucketByDay, dayIndexSql, defineModule, type DashboardDecl } from '@quad/core';
+import { bucketByDay, defineModule, type DashboardDecl } from '@quad/core';
 import { Webhook } from './entities.js';
 import { DELIVER_JOB, deliverJob, enqueueDeliveries } from './deliver.js';
 import { KEY_SECRET } from './destination.js';
@@ -16,14 +16,14 @@ const dashboard: DashboardDecl = {
       failing: hooks.filter((h) => h.enabled && h.lastOk === false).length,
     };
   },
-  async trends({ em, org }, { since, days }) {
-    const rows = await em.execute<{ day: number; delivered: number; failed: number }[]>(
-      `select ${dayIndexSql('finished_at')} as day,
-              count(*) filter (where status = 'succeeded')::int as delivered, count(*) filter (where status = 'failed')::int as failed
-       from job_runs where organization_id = ? and name = ? and status in ('succeeded', 'failed')
-         and finished_at >= ?::timestamptz and finished_at < ?::timestamptz + make_interval(days => ?)
-       group by 1`,
-      [since.toISOString(), org.id, DELIVER_JOB, since.toISOString(), since.toISOString(), days]);
+  async trends({ db }, { since, days }) {
+    // The core's dayIndexSql (written for em.execute's `?`), with `since` as the handle's bound value.
+    const rows = await db.sql<{ day: number; delivered: number; failed: number }>`
+      select floor(extract(epoch from (finished_at - ${since.toISOString()}::timestamptz)) / 86400)::int as day,
+             count(*) filter (where status = 'succeeded')::int as delivered, count(*) filter (where status = 'failed')::int as failed
+      from job_runs where ${db.inOrg()} and name = ${DELIVER_JOB} and status in ('succeeded', 'failed')
+        and finished_at >= ${since.toISOString()}::timestamptz and finished_at < ${since.toISOString()}::timestamptz + make_interval(days => ${days}::integer)
+      group by 1`;
     const { delivered, failed } = bucketByDay(rows, days, ['delivered', 'failed']);
     return [
       { key: 'event_webhook.delivered', title: 'Webhook deliveries', values: delivered },

@@ -1,7 +1,9 @@
 // Officer routes of the Events page: list, add, change, delete and test outbound event webhooks. A destination
-// goes in and never comes out: responses say only whether it is set (and readable).
+// goes in and never comes out: responses say only whether it is set (and readable). The one SQL statement (the
+// name check) goes through the org-bound handle (README "Org isolation"); the rest is the ORM's.
 import {
-  badRequest, conflict, isAllowedWebhookUrl, ErrorBody, notFound, OrgParams, OrgRef, Type, type CoreServices, type EntityManager, type RoutesPlugin, type Static,
+  badRequest, conflict, isAllowedWebhookUrl, ErrorBody, notFound, OrgParams, OrgRef, Type, type CoreServices, type EntityManager, type OrgDb, type RoutesPlugin,
+  type Static,
 } from '@quad/core';
 import { Webhook } from './entities.js';
 import { openDestination, sealDestination } from './destination.js';
@@ -79,9 +81,8 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     });
     return [...events];
   };
-  const nameTaken = async (em: EntityManager, orgId: number, name: string, except?: number) => {
-    const found = await em.execute<{ id: number }[]>(
-      'select id from event_webhook_webhooks where organization_id = ? and lower(name) = lower(?)', [orgId, name]);
+  const nameTaken = async (db: OrgDb, name: string, except?: number) => {
+    const found = await db.sql<{ id: number }>`select id from event_webhook_webhooks where ${db.inOrg()} and lower(name) = lower(${name}::text)`;
     return found.some((r) => r.id !== except);
   };
   const isUniqueViolation = (err: unknown) => (err as { name?: string })?.name === 'UniqueConstraintViolationException';
@@ -137,8 +138,9 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     const events = checkEvents(request.body.events);
     const enabled = request.body.enabled ?? true;
     try {
-      const hook = await request.em.transactional(async (em) => {
-        if (await nameTaken(em, org.id, name)) throw taken(name);
+      const hook = await request.db.transaction(async (tx) => {
+        const { em } = tx;
+        if (await nameTaken(tx, name)) throw taken(name);
         const created = em.create(Webhook, { organization: org.id, name, destination: '', events, enabled, createdBy: request.caller!.actor });
         await em.flush();
         created.destination = await sealDestination(em, services, org.id, created.id, url);
@@ -168,9 +170,10 @@ export const webhookRoutes: RoutesPlugin = async (app) => {
     const url = b.destination === undefined ? undefined : checkDestination(b.destination);
     const events = b.events === undefined ? undefined : checkEvents(b.events);
     try {
-      const hook = await request.em.transactional(async (em) => {
+      const hook = await request.db.transaction(async (tx) => {
+        const { em } = tx;
         const found = await find(em, request.params.id);
-        if (name !== undefined && (await nameTaken(em, org.id, name, found.id))) throw taken(name);
+        if (name !== undefined && (await nameTaken(tx, name, found.id))) throw taken(name);
         if (name !== undefined) found.name = name;
         if (events !== undefined) found.events = events;
         if (b.enabled !== undefined) found.enabled = b.enabled;

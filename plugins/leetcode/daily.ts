@@ -6,7 +6,7 @@
 // A failed post marks the row failed and raises the problem leetcode.post_failed; a good post clears it and emits
 // leetcode.posted.
 import { createHash } from 'node:crypto';
-import { DiscordRequestError, DiscordUnavailable, type CoreServices, type EntityManager } from '@quad/core';
+import { DiscordRequestError, DiscordUnavailable, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
 import type { DailyProblem } from './leetcode-api.js';
 import { dailyMessage } from './messages.js';
 import { readSettings } from './org-settings.js';
@@ -107,10 +107,10 @@ export const postView = (r: PostRow) => ({
 export type PostView = ReturnType<typeof postView>;
 
 /** The org's post of a day (YYYY-MM-DD), or null. */
-export async function findPost(em: EntityManager, orgId: number, date: string): Promise<PostView | null> {
-  const [row] = await em.execute<PostRow[]>(
-    `select to_char(date, 'YYYY-MM-DD') as date, question_id, title, slug, difficulty, link, tags, status, channel_id, message_id, error, posted_at, solves
-     from leetcode_posts where organization_id = ? and date = ?`, [orgId, date]);
+export async function findPost(db: OrgDb, date: string): Promise<PostView | null> {
+  const row = await db.one<PostRow>`
+    select to_char(date, 'YYYY-MM-DD') as date, question_id, title, slug, difficulty, link, tags, status, channel_id, message_id, error, posted_at, solves
+    from leetcode_posts where ${db.inOrg()} and date = ${date}::date`;
   return row ? postView(row) : null;
 }
 

@@ -11,12 +11,11 @@ import { utcDay } from './daily.js';
 
 const dashboard: DashboardDecl = {
   // The Overview card (web/index.tsx LeetCodeCard): linked members, and today's post and solvers (three index reads).
-  async overview({ em, org }) {
-    const [row] = await em.execute<{ linked: number; posted: boolean; solves: number; title: string | null }[]>(
-      `select (select count(*)::int from leetcode_links where organization_id = ?) as linked,
-              coalesce(p.status = 'posted', false) as posted, coalesce(p.solves, 0) as solves, p.title
-       from (select 1) x left join leetcode_posts p on p.organization_id = ? and p.date = ?::date`,
-      [org.id, org.id, utcDay(new Date())]);
+  async overview({ db }) {
+    const row = await db.one<{ linked: number; posted: boolean; solves: number; title: string | null }>`
+      select (select count(*)::int from leetcode_links where ${db.inOrg()}) as linked,
+             coalesce(p.status = 'posted', false) as posted, coalesce(p.solves, 0) as solves, p.title
+      from (select 1) x left join leetcode_posts p on ${db.inOrg('p')} and p.date = ${utcDay(new Date())}::date`;
     return { ...row! };
   },
 };

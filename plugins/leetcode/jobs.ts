@@ -3,7 +3,7 @@
 // once for all of them. leetcode.post posts to one org now (the officer's Post now, one run at a time per org).
 // leetcode.check_solves (every 30 minutes) records who solved (solves.ts). Every payload takes `now`, so tests set
 // the time; each job is idempotent (the unique rows of leetcode_posts and leetcode_solves decide).
-import { defineJob, conflict, Type, type CoreServices, type EntityManager } from '@quad/core';
+import { defineJob, conflict, Type, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
 import { LeetCodeClient, LeetCodeUnavailable, type DailyProblem } from './leetcode-api.js';
 import { findPost, postDaily, raisePostProblem, utcDay } from './daily.js';
 import { readSettings } from './org-settings.js';
@@ -115,14 +115,14 @@ export const checkSolvesJob = defineJob({
  * Post now (route and tool): 409 no_channel without a channel, 409 already_posted when today's is posted (unless
  * force), 409 while a Post now of the org is queued or running (the core's once). Answers the run id.
  */
-export async function startPost(em: EntityManager, services: CoreServices, orgId: number, opts: { force: boolean; now?: string }) {
-  const settings = await readSettings(em, orgId);
+export async function startPost(db: OrgDb, services: CoreServices, opts: { force: boolean; now?: string }) {
+  const settings = await readSettings(db.em, db.org);
   if (!settings.channel_id) throw conflict('Set the channel first (PUT /settings channel_id)', 'no_channel');
   const today = utcDay(opts.now ? new Date(opts.now) : new Date());
-  const post = await findPost(em, orgId, today);
+  const post = await findPost(db, today);
   if (post?.status === 'posted' && !opts.force) {
     throw conflict(`Today's problem (${today}) is already posted; send force: true to post it again`, 'already_posted');
   }
-  const started = await services.startJob(em, POST_JOB, { force: opts.force, ...(opts.now && { now: opts.now }) }, { orgId });
+  const started = await services.startJob(db.em, POST_JOB, { force: opts.force, ...(opts.now && { now: opts.now }) }, { orgId: db.org });
   return { run_id: started.runId };
 }

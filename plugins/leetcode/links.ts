@@ -1,6 +1,6 @@
 // Members' LeetCode usernames (table leetcode_links): link (LeetCode must know the user: 422; another member of the
 // org holding the username: 409), unlink, one member's link, and the org's links a page at a time.
-import { conflict, displayName, HttpError, notFound, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { conflict, displayName, HttpError, notFound, sql, type CoreServices, type OrgDb, type OrgSnapshot } from '@quad/core';
 import { LeetCodeClient } from './leetcode-api.js';
 import { settingsOf } from './settings.js';
 
@@ -15,18 +15,17 @@ export const linkView = (r: LinkRow) => ({
 });
 export type LinkView = ReturnType<typeof linkView>;
 
-const COLUMNS = 'chat_user_id, username, display_name, linked_by, created_at, updated_at';
+const COLUMNS = sql`chat_user_id, username, display_name, linked_by, created_at, updated_at`;
 
-export async function findLink(em: EntityManager, orgId: number, chatUserId: string): Promise<LinkRow | null> {
-  const [row] = await em.execute<LinkRow[]>(`select ${COLUMNS} from leetcode_links where organization_id = ? and chat_user_id = ?`, [orgId, chatUserId]);
-  return row ?? null;
+export async function findLink(db: OrgDb, chatUserId: string): Promise<LinkRow | null> {
+  return db.one<LinkRow>`select ${COLUMNS} from leetcode_links where ${db.inOrg()} and chat_user_id = ${chatUserId}`;
 }
 
 /** The org's links by username, a page at a time, with how many there are. */
-export async function listLinks(em: EntityManager, orgId: number, page: { limit: number; offset: number }) {
-  const rows = await em.execute<LinkRow[]>(
-    `select ${COLUMNS} from leetcode_links where organization_id = ? order by lower(username), id limit ? offset ?`, [orgId, page.limit, page.offset]);
-  const [count] = await em.execute<{ n: number }[]>('select count(*)::int as n from leetcode_links where organization_id = ?', [orgId]);
+export async function listLinks(db: OrgDb, page: { limit: number; offset: number }) {
+  const rows = await db.sql<LinkRow>`
+    select ${COLUMNS} from leetcode_links where ${db.inOrg()} order by lower(username), id limit ${page.limit} offset ${page.offset}`;
+  const count = await db.one<{ n: number }>`select count(*)::int as n from leetcode_links where ${db.inOrg()}`;
   return { links: rows.map(linkView), total: count!.n };
 }
 
@@ -51,20 +50,20 @@ export async function resolveUsername(services: CoreServices, username: string):
 }
 
 /** Link (or re-link) a member to a username resolveUsername answered. 409 username_taken when another member of the org has it. */
-export async function saveLink(em: EntityManager, orgId: number, req: LinkRequest): Promise<{ link: LinkView; created: boolean }> {
+export async function saveLink(db: OrgDb, req: LinkRequest): Promise<{ link: LinkView; created: boolean }> {
   const taken = () => conflict(`Another member of the org linked the LeetCode user "${req.username}"`, 'username_taken', { field: 'body.username' });
-  const [holder] = await em.execute(
-    'select 1 from leetcode_links where organization_id = ? and lower(username) = lower(?) and chat_user_id <> ?', [orgId, req.username, req.chatUserId]);
+  const holder = await db.one`
+    select 1 from leetcode_links where ${db.inOrg()} and lower(username) = lower(${req.username}::text) and chat_user_id <> ${req.chatUserId}`;
   if (holder) throw taken();
   try {
-    const [row] = await em.execute<(LinkRow & { created: boolean })[]>(
-      `insert into leetcode_links (organization_id, chat_user_id, username, display_name, linked_by) values (?, ?, ?, ?, ?)
-       on conflict (organization_id, chat_user_id) do update set username = excluded.username,
-         display_name = coalesce(excluded.display_name, leetcode_links.display_name), linked_by = excluded.linked_by, updated_at = now(),
-         -- a new username is checked from scratch
-         checked_at = case when lower(leetcode_links.username) = lower(excluded.username) then leetcode_links.checked_at end
-       returning ${COLUMNS}, (xmax = 0) as created`,
-      [orgId, req.chatUserId, req.username, req.displayName, req.linkedBy]);
+    const row = await db.one<LinkRow & { created: boolean }>`
+      insert into leetcode_links (organization_id, chat_user_id, username, display_name, linked_by)
+      values (${db.org}, ${req.chatUserId}, ${req.username}, ${req.displayName}, ${req.linkedBy})
+      on conflict (organization_id, chat_user_id) do update set username = excluded.username,
+        display_name = coalesce(excluded.display_name, leetcode_links.display_name), linked_by = excluded.linked_by, updated_at = now(),
+        -- a new username is checked from scratch
+        checked_at = case when lower(leetcode_links.username) = lower(excluded.username) then leetcode_links.checked_at end
+      returning ${COLUMNS}, (xmax = 0) as created`;
     const { created, ...link } = row!;
     return { link: linkView(link), created };
   } catch (err) {
@@ -75,9 +74,8 @@ export async function saveLink(em: EntityManager, orgId: number, req: LinkReques
 }
 
 /** Remove a member's link; their recorded solves stay. 404 not_linked when there is none. */
-export async function unlinkMember(em: EntityManager, orgId: number, chatUserId: string): Promise<LinkView> {
-  const [row] = await em.execute<LinkRow[]>(
-    `delete from leetcode_links where organization_id = ? and chat_user_id = ? returning ${COLUMNS}`, [orgId, chatUserId]);
+export async function unlinkMember(db: OrgDb, chatUserId: string): Promise<LinkView> {
+  const row = await db.one<LinkRow>`delete from leetcode_links where ${db.inOrg()} and chat_user_id = ${chatUserId} returning ${COLUMNS}`;
   if (!row) throw notFound('That member has no LeetCode username linked', 'not_linked');
   return linkView(row);
 }

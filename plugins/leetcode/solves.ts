@@ -4,7 +4,7 @@
 // accepted submission of it falls on that UTC day. One solve per (org, day, member): the unique row decides, and the
 // points award (points module loaded and on for the org) is written in the same transaction, with ref
 // leetcode:<day>:<member>, so a retried run never awards twice.
-import type { CoreServices, EntityManager } from '@quad/core';
+import type { CoreServices, EntityManager, OrgDb } from '@quad/core';
 import { LeetCodeClient, LeetCodeUnavailable, type AcceptedSubmission } from './leetcode-api.js';
 import { ledgerFor } from './points.js';
 import { settingsOf } from './settings.js';
@@ -121,12 +121,12 @@ export async function checkSolves(em: EntityManager, services: CoreServices, now
 }
 
 /** A day's solvers in solve order, a page at a time (the day's count is the post's maintained solves). */
-export async function listSolves(em: EntityManager, orgId: number, date: string, page: { limit: number; offset: number }) {
-  const rows = await em.execute<{ chat_user_id: string; username: string; display_name: string | null; solved_at: Date; points: number }[]>(
-    `select s.chat_user_id, s.username, l.display_name, s.solved_at, s.points from leetcode_solves s
-       left join leetcode_links l on l.organization_id = s.organization_id and l.chat_user_id = s.chat_user_id
-      where s.organization_id = ? and s.date = ? order by s.solved_at, s.id limit ? offset ?`, [orgId, date, page.limit, page.offset]);
-  const [post] = await em.execute<{ solves: number }[]>('select solves from leetcode_posts where organization_id = ? and date = ?', [orgId, date]);
+export async function listSolves(db: OrgDb, date: string, page: { limit: number; offset: number }) {
+  const rows = await db.sql<{ chat_user_id: string; username: string; display_name: string | null; solved_at: Date; points: number }>`
+    select s.chat_user_id, s.username, l.display_name, s.solved_at, s.points from leetcode_solves s
+      left join leetcode_links l on l.organization_id = s.organization_id and l.chat_user_id = s.chat_user_id
+     where ${db.inOrg('s')} and s.date = ${date}::date order by s.solved_at, s.id limit ${page.limit} offset ${page.offset}`;
+  const post = await db.one<{ solves: number }>`select solves from leetcode_posts where ${db.inOrg()} and date = ${date}::date`;
   return {
     solves: rows.map((r) => ({ ...r, solved_at: new Date(r.solved_at).toISOString() })),
     total: post?.solves ?? 0,

@@ -19,9 +19,9 @@ export const dailyTool = defineTool({
   input: Type.Object({ date: Type.Optional(Day) }, { additionalProperties: false }),
   output: DailyOut,
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
+  async handler({ db }, input) {
     const date = input.date ? checkDay(input.date, 'date') : utcDay(new Date());
-    return { date, post: await findPost(em, org.id, date) };
+    return { date, post: await findPost(db, date) };
   },
 });
 
@@ -38,11 +38,11 @@ export const solvesTool = defineTool({
   }, { additionalProperties: false }),
   output: SolvesOut,
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
+  async handler({ db }, input) {
     const date = input.date ? checkDay(input.date, 'date') : utcDay(new Date());
     const page = input.page ?? 1;
     const per_page = input.per_page ?? 100;
-    return { date, ...(await listSolves(em, org.id, date, pageWindow({ page, per_page }))), page, per_page };
+    return { date, ...(await listSolves(db, date, pageWindow({ page, per_page }))), page, per_page };
   },
 });
 
@@ -56,10 +56,10 @@ export const linkTool = defineTool({
   input: Type.Object({ chat_user_id: ChatUserId, username: Username }, { additionalProperties: false }),
   output: Type.Object({ created: Type.Boolean(), link: LinkOut }),
   annotations: { idempotent: true },
-  async handler({ em, org, services, caller }, input) {
+  async handler({ db, org, services, caller }, input) {
     const displayName = await memberDisplayName(services, org, input.chat_user_id);
     const username = await resolveUsername(services, input.username);
-    return saveLink(em, org.id, { chatUserId: input.chat_user_id, username, displayName, linkedBy: caller.actor });
+    return saveLink(db, { chatUserId: input.chat_user_id, username, displayName, linkedBy: caller.actor });
   },
 });
 
@@ -73,13 +73,13 @@ export const unlinkTool = defineTool({
   output: LinkOut,
   annotations: { destructive: true },
   confirm: true,
-  async preview({ em, org }, input) {
-    const link = await findLink(em, org.id, input.chat_user_id);
+  async preview({ db }, input) {
+    const link = await findLink(db, input.chat_user_id);
     if (!link) throw notFound('That member has no LeetCode username linked', 'not_linked');
     return { unlink: input.chat_user_id, username: link.username };
   },
-  async handler({ em, org }, input) {
-    return unlinkMember(em, org.id, input.chat_user_id);
+  async handler({ db }, input) {
+    return unlinkMember(db, input.chat_user_id);
   },
 });
 

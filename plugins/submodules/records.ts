@@ -1,7 +1,7 @@
 // The submodule records of the list routes and tools (spec "Submodule record"): each submodule's pages, queries and
 // feed presets, the modules that read it, its shared pages with their last crawl (from the knowledge module when it
 // is loaded), whether the org subscribes and how many orgs do; and the superadmin's view of every submodule.
-import type { CoreServices, EntityManager } from '@quad/core';
+import type { CoreServices, EntityManager, OrgDb } from '@quad/core';
 import type { ParamDecl, Part, QueryDecl } from 'quad-submodule-kit';
 import { catalogOf, type Submodule } from './catalog.js';
 import { sharedPages, type SharedPagesStatus } from './knowledge-link.js';
@@ -54,13 +54,13 @@ function pagesView(s: Submodule, status: SharedPagesStatus | undefined, knowledg
 }
 
 /** Every submodule as the org sees it, and its limit (the dashboard list, GET /api/submodules, submodules.list). */
-export async function catalogFor(em: EntityManager, services: CoreServices, org: { id: number; modules: Readonly<Record<string, boolean>> }) {
+export async function catalogFor(db: OrgDb, services: CoreServices, org: { modules: Readonly<Record<string, boolean>> }) {
   const catalog = await catalogOf(services);
   // One after another: in a tool call they share the call's transaction (one connection).
-  const mine = await subscriptionsOf(em, org.id);
-  const counts = await subscriberCounts(em);
-  const status = await sharedStatus(em, services, catalog.list);
-  const limit = await services.limits.value(em, org.id, LIMIT_KEY);
+  const mine = await subscriptionsOf(db);
+  const counts = await subscriberCounts(db.em);
+  const status = await sharedStatus(db.em, services, catalog.list);
+  const limit = await services.limits.value(db.em, db.org, LIMIT_KEY);
   const submodules: SubmoduleViewT[] = catalog.list.map((s) => {
     const sub = mine.get(s.name);
     const st = status?.[s.name];

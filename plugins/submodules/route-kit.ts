@@ -22,12 +22,12 @@ type Req = FastifyRequest & { org: NonNullable<FastifyRequest['org']> };
 
 export function handlers(services: CoreServices) {
   return {
-    list: (request: FastifyRequest) => catalogFor(request.em, services, (request as Req).org),
+    list: (request: FastifyRequest) => catalogFor(request.db, services, (request as Req).org),
 
     /** 201 for a new subscription, 200 again (the shared pages are brought up to date either way). */
     async subscribe(request: FastifyRequest, reply: FastifyReply, name: string) {
       const submodule = findSubmodule(await catalogOf(services), name);
-      const done = await subscribe(request.em, services, (request as Req).org.id, submodule, request.caller!.actor);
+      const done = await subscribe(request.db, services, submodule, request.caller!.actor);
       return reply.code(done.created ? 201 : 200).send({
         submodule: submodule.name, subscribed: true, subscribed_at: done.subscribed_at.toISOString(), shared_pages: done.shared_pages,
       });
@@ -35,7 +35,7 @@ export function handlers(services: CoreServices) {
 
     /** Ends a subscription, also to a submodule no longer loaded; 404 when the org has none. */
     async unsubscribe(request: FastifyRequest, name: string) {
-      await unsubscribe(request.em, services, (request as Req).org.id, name, request.caller!.actor);
+      await unsubscribe(request.db, services, name, request.caller!.actor);
       return { submodule: name, subscribed: false as const };
     },
 

@@ -2,7 +2,7 @@
 // submodules.subscriptions (409 when full; subscribing again reserves nothing), makes or refreshes the submodule's
 // shared pages through the knowledge module when it is loaded, and is audited — all in one transaction. Ending
 // deletes the row; feeds the org made from presets keep running and shared pages stay for other subscribers.
-import { notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { notFound, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
 import type { Submodule } from './catalog.js';
 import { sharedPages } from './knowledge-link.js';
 import { MODULE } from './settings.js';
@@ -15,9 +15,8 @@ const MODULE_ON = `(o.modules ->> '${MODULE}') = 'true'`;
 export interface SubscriptionRow { submodule: string; created_at: Date; refreshed_at: Date }
 
 /** The org's subscriptions, whatever its switch (the routes that read them are gated already). */
-export async function subscriptionsOf(em: EntityManager, orgId: number): Promise<Map<string, SubscriptionRow>> {
-  const rows: SubscriptionRow[] = await em.execute(
-    'select submodule, created_at, refreshed_at from submodules_subscriptions where organization_id = ? order by submodule', [orgId]);
+export async function subscriptionsOf(db: OrgDb): Promise<Map<string, SubscriptionRow>> {
+  const rows = await db.sql<SubscriptionRow>`select submodule, created_at, refreshed_at from submodules_subscriptions where ${db.inOrg()} order by submodule`;
   return new Map(rows.map((r) => [r.submodule, r]));
 }
 
@@ -49,24 +48,25 @@ export interface Subscribed {
 }
 
 /** Subscribe (or subscribe again, which refreshes the shared pages), in one transaction with its audit entry. */
-export async function subscribe(em: EntityManager, services: CoreServices, orgId: number, submodule: Submodule, actor: string): Promise<Subscribed> {
-  return em.transactional(async (tx) => {
+export async function subscribe(db: OrgDb, services: CoreServices, submodule: Submodule, actor: string): Promise<Subscribed> {
+  return db.transaction(async (tx) => {
     // One subscribe of an org at a time: a second one of the same submodule then sees the first's row (200, not a
     // second reservation that a full limit would refuse).
-    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`submodules.subscribe:${orgId}`]);
-    let [row]: { created_at: Date }[] = await tx.execute(
-      `update submodules_subscriptions set refreshed_at = now() where organization_id = ? and submodule = ? returning created_at`, [orgId, submodule.name]);
+    const lock = `submodules.subscribe:${tx.org}`;
+    await tx.run`select pg_advisory_xact_lock(hashtextextended(${lock}::text, 0))`;
+    let row = await tx.one<{ created_at: Date }>`
+      update submodules_subscriptions set refreshed_at = now() where ${tx.inOrg()} and submodule = ${submodule.name} returning created_at`;
     const created = !row;
     if (created) {
-      await services.limits.reserve(tx, orgId, LIMIT_KEY);
-      [row] = await tx.execute(
-        `insert into submodules_subscriptions (organization_id, submodule, subscribed_by) values (?, ?, ?)
-         returning created_at`, [orgId, submodule.name, actor]);
+      await services.limits.reserve(tx.em, tx.org, LIMIT_KEY);
+      row = await tx.one<{ created_at: Date }>`
+        insert into submodules_subscriptions (organization_id, submodule, subscribed_by) values (${tx.org}, ${submodule.name}, ${actor})
+        returning created_at`;
     }
     const shared = sharedPages(services);
-    const shared_pages = shared && submodule.pages.length > 0 ? await shared.sync(tx, submodule.name, submodule.pages) : null;
-    await services.audit(tx, {
-      orgId, actor, action: 'submodules.subscribe',
+    const shared_pages = shared && submodule.pages.length > 0 ? await shared.sync(tx.em, submodule.name, submodule.pages) : null;
+    await services.audit(tx.em, {
+      orgId: tx.org, actor, action: 'submodules.subscribe',
       details: { submodule: submodule.name, again: !created, ...(shared_pages && { shared_pages }) },
     });
     return { created, subscribed_at: new Date(row!.created_at), shared_pages };
@@ -74,10 +74,10 @@ export async function subscribe(em: EntityManager, services: CoreServices, orgId
 }
 
 /** End the org's subscription; 404 when it has none. */
-export async function unsubscribe(em: EntityManager, services: CoreServices, orgId: number, submodule: string, actor: string): Promise<void> {
-  await em.transactional(async (tx) => {
-    const gone = await tx.execute('delete from submodules_subscriptions where organization_id = ? and submodule = ? returning id', [orgId, submodule]);
-    if (!gone.length) throw notFound(`The org does not subscribe to ${submodule}`, 'not_subscribed');
-    await services.audit(tx, { orgId, actor, action: 'submodules.unsubscribe', details: { submodule } });
+export async function unsubscribe(db: OrgDb, services: CoreServices, submodule: string, actor: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const gone = await tx.run`delete from submodules_subscriptions where ${tx.inOrg()} and submodule = ${submodule}`;
+    if (!gone) throw notFound(`The org does not subscribe to ${submodule}`, 'not_subscribed');
+    await services.audit(tx.em, { orgId: tx.org, actor, action: 'submodules.unsubscribe', details: { submodule } });
   });
 }

@@ -24,7 +24,7 @@ export const listTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: CatalogOut,
   annotations: { readOnly: true, idempotent: true },
-  handler: ({ em, org, services }) => catalogFor(em, services, org),
+  handler: ({ db, org, services }) => catalogFor(db, services, org),
 });
 
 export const subscribeTool = defineTool({
@@ -38,14 +38,14 @@ export const subscribeTool = defineTool({
   output: SubscribedOut,
   annotations: { idempotent: true },
   confirm: true,
-  async preview({ em, org, services }, input) {
+  async preview({ db, services }, input) {
     const s = findSubmodule(await catalogOf(services), input.submodule);
-    const again = (await subscriptionsOf(em, org.id)).has(s.name);
+    const again = (await subscriptionsOf(db)).has(s.name);
     return { action: again ? 'subscribe again (refresh the shared pages)' : 'subscribe', submodule: s.name, shared_pages: s.pages.length, feed_presets: s.feeds.length };
   },
-  async handler({ em, org, services, caller }, input) {
+  async handler({ db, services, caller }, input) {
     const s = findSubmodule(await catalogOf(services), input.submodule);
-    const done = await subscribe(em, services, org.id, s, caller.actor);
+    const done = await subscribe(db, services, s, caller.actor);
     return { submodule: s.name, subscribed: true as const, subscribed_at: done.subscribed_at.toISOString(), shared_pages: done.shared_pages };
   },
 });
@@ -60,11 +60,11 @@ export const unsubscribeTool = defineTool({
   output: UnsubscribedOut,
   annotations: { destructive: true, idempotent: true },
   confirm: true,
-  async preview({ em, org }, input) {
-    return { action: 'end the subscription', submodule: input.submodule, subscribed: (await subscriptionsOf(em, org.id)).has(input.submodule) };
+  async preview({ db }, input) {
+    return { action: 'end the subscription', submodule: input.submodule, subscribed: (await subscriptionsOf(db)).has(input.submodule) };
   },
-  async handler({ em, org, services, caller }, input) {
-    await unsubscribe(em, services, org.id, input.submodule, caller.actor);
+  async handler({ db, services, caller }, input) {
+    await unsubscribe(db, services, input.submodule, caller.actor);
     return { submodule: input.submodule, subscribed: false as const };
   },
 });

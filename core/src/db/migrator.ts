@@ -9,6 +9,7 @@ import { runMigrations as runWorkerMigrations } from 'graphile-worker';
 import type { Module } from '../modules/types.js';
 import { createPool, endPool } from './pool.js';
 import { applyTenancy, tenancyProblems } from './tenancy.js';
+import { ensureServiceRole } from './service-role.js';
 
 export interface MigrationFile { module: string; name: string; sql: string; checksum: string }
 
@@ -40,7 +41,11 @@ export interface MigrateResult { applied: string[]; extensions: Record<string, b
  * Bring a database up to date. Optional extensions are created when the server has them;
  * the result says which exist, so modules can report themselves degraded.
  */
-export async function migrate(connectionString: string, modules: readonly Module[], log: (msg: string) => void = () => {}): Promise<MigrateResult> {
+export async function migrate(
+  connectionString: string, modules: readonly Module[], log: (msg: string) => void = () => {},
+  /** The role the service will connect as (DATABASE_SERVICE_ROLE), made and given the tables' rows here. */
+  options: { serviceRole?: string } = {},
+): Promise<MigrateResult> {
   const files = listMigrations(modules);
   const wanted = [...new Set(modules.flatMap((m) => m.databaseExtensions.map((e) => e.name)))];
   const client = new pg.Client({ connectionString });
@@ -90,7 +95,21 @@ export async function migrate(connectionString: string, modules: readonly Module
   } finally {
     await endPool(pool);
   }
+  if (options.serviceRole) await withLock(connectionString, (owner) => ensureServiceRole(owner, connectionString, options.serviceRole!));
   return { applied, extensions };
+}
+
+/** `work` on a connection of its own, holding the migrations' lock (grants made at once by two processes collide). */
+async function withLock(connectionString: string, work: (client: pg.Client) => Promise<void>): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
+    await work(client);
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => {});
+    await client.end();
+  }
 }
 
 /** Create an extension when the server offers it; report whether it is installed. */

@@ -20,6 +20,7 @@ import { issueToken } from '../auth/token-admin.js';
 import type { IssuedToken, TokenRequest } from '../auth/machine-tokens.js';
 import { loadOrCreateKeyPair, type KeyPair } from '../auth/keys.js';
 import { createTestDatabase } from './database.js';
+import { withDb } from '../db/org-db.js';
 
 
 /** The bit of tap's Test this harness uses, so any runner with teardown works. */
@@ -116,7 +117,13 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     dir: emptyConfigDir,
     env: {},
     // Random ports (TOOL_PORT too, unless a test sets it): test files run in parallel.
-    overrides: { NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, TOOL_PORT: 0, ...options.config, DATABASE_URL: db.url, PORT: options.port ?? 0, HOST: '127.0.0.1' },
+    overrides: {
+      NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, TOOL_PORT: 0,
+      // QUAD_TEST_SERVICE_ROLE runs every test app as that service role (README "Org isolation"): how the suite is run
+      // under row-level security while the modules move onto the org-bound handle.
+      ...(process.env.QUAD_TEST_SERVICE_ROLE && { DATABASE_SERVICE_ROLE: process.env.QUAD_TEST_SERVICE_ROLE }),
+      ...options.config, DATABASE_URL: db.url, PORT: options.port ?? 0, HOST: '127.0.0.1',
+    },
   });
   const log = options.logger ?? createLogger(process.env.QUAD_TEST_LOG ?? 'silent');
   let quad: Quad;
@@ -154,7 +161,7 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
       if (!job) throw new Error(`No job "${name}" is declared`);
       const org = orgId === null ? null : await quad.orm.em.fork().findOneOrFail(Organization, { id: orgId });
       const em = orgId === null ? quad.orm.em.fork() : forkFor(quad.orm, orgId);
-      await job.handler({ em, org, payload, services: quad.services, log: quad.log, attempt: 1, runKey: `test:${randomUUID()}` } as unknown as Parameters<typeof job.handler>[0]);
+      await job.handler(withDb({ em, org, payload, services: quad.services, log: quad.log, attempt: 1, runKey: `test:${randomUUID()}` }) as unknown as Parameters<typeof job.handler>[0]);
     },
     issueToken: (orgId, request) => issueToken(quad.orm.em.fork(), quad.services, orgId,
       { name: 'test', kind: 'app', ...request }, { kind: 'officer', actor: 'officer:test' }),
