@@ -95,11 +95,14 @@ t.test('a tool call\'s deferred transaction is bound, its last statement too', a
 
 t.test('with no org bound: no rows, no writes, and no binding left on a pooled connection', async (t) => {
   await labels(forkFor(orm, B)); // a bound statement first, on a pooled connection
+  await t.rejects(orgDb(forkFor(orm, B)).sql`select 1 / 0`, { code: '22012' }, 'and a bound statement that fails: COMMIT still ends its transaction');
   const unbound = forkFor(orm);
   const rows = await unbound.execute<{ label: string; bound: string | null }[]>(
     `select (select count(*)::int from sample_items) as label, current_setting('quad.org_id', true) as bound`);
   t.equal(rows[0]!.label, 0 as never, 'no org rows');
   t.notOk(rows[0]!.bound, 'the connection carries no org');
+  const [open] = await unbound.execute<{ in_transaction: boolean }[]>(`select now() <> statement_timestamp() as in_transaction`);
+  t.equal(open!.in_transaction, false, 'nor an open transaction');
   await t.rejects(unbound.execute('insert into sample_items (organization_id, label) values (?, ?)', [A, 'x']), refusedByPolicy);
   t.throws(() => orgDb(unbound), /bound to an org/, 'no org-bound handle without an org');
 });

@@ -9,7 +9,7 @@
 // than the statements of a typical tool call (issue 12). MikroORM sees what it expects of a knex transaction: a
 // context whose `client` runs statements on the connection, and whose `transaction()` opens a savepoint.
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
-import { beginBound, runInBoundTransaction, type IsolationLevel, type PgConnection as Connection } from './org-binding.js';
+import { beginBound, checkedOrgId, runInBoundTransaction, type IsolationLevel, type PgConnection as Connection } from './org-binding.js';
 import type { PreparedQuery } from './raw-query.js';
 
 /** A nested transaction as MikroORM drives it (`em.transactional` inside the call): one savepoint. */
@@ -34,7 +34,11 @@ export class DeferredTransaction {
   private shared: { client: Knex.Client; transaction: Savepoint['transaction'] } | null = null;
 
   /** `pool`: the ORM's knex client (`orm.em.getConnection().getKnex().client`). */
-  constructor(private readonly pool: Knex.Client, readonly orgId: number, private readonly isolation?: IsolationLevel) {}
+  readonly orgId: number;
+
+  constructor(private readonly pool: Knex.Client, orgId: number, private readonly isolation?: IsolationLevel) {
+    this.orgId = checkedOrgId(orgId);
+  }
 
   /**
    * knex runs a statement of a transaction on `ctx.client` (MikroORM calls `transacting(ctx)`): a client of the

@@ -16,6 +16,12 @@ export const ORG_SETTING = 'quad.org_id';
 /** The policies' expression for the bound org (null when none is bound). */
 export const BOUND_ORG_SQL = `nullif(current_setting('${ORG_SETTING}', true), '')::integer`;
 
+/** An org id to bind: checked where a binding is made, so that no connection is taken for a bad one. */
+export function checkedOrgId(orgId: number): number {
+  if (!Number.isSafeInteger(orgId) || orgId <= 0) throw new Error(`An org id must be a positive integer, not ${String(orgId)}`);
+  return orgId;
+}
+
 /** The part of a pooled pg connection used here (pg's Client). */
 export interface PgConnection {
   query(statement: string | PreparedQuery | Statement): Promise<StatementResult<unknown>>;
@@ -32,7 +38,6 @@ const BIND: Omit<PreparedQuery, 'values'> = { name: 'quad_bind_org', text: `sele
  * The promise settles when both are answered; it rejects when either fails.
  */
 export function beginBound(connection: PgConnection, orgId: number, isolation?: IsolationLevel): Promise<unknown> {
-  if (!Number.isSafeInteger(orgId)) throw new Error(`An org id must be an integer, not ${String(orgId)}`);
   return Promise.all([
     connection.query(isolation ? `begin isolation level ${isolation}` : 'begin'),
     connection.query({ ...BIND, values: [String(orgId)] }),
@@ -46,7 +51,12 @@ export function beginBound(connection: PgConnection, orgId: number, isolation?: 
  */
 export async function inBoundTransaction<R>(connection: PgConnection, orgId: number, send: () => Promise<R>): Promise<R> {
   const begun = beginBound(connection, orgId);
-  const sent = send();
+  let sent: Promise<R>;
+  try {
+    sent = send();
+  } catch (err) {
+    sent = Promise.reject(err); // COMMIT still ends what BEGIN began: the connection must not go back in a transaction
+  }
   const ended = connection.query('commit');
   const [b, s, e] = await Promise.allSettled([begun, sent, ended]);
   if (s.status === 'rejected') throw s.reason;
@@ -91,7 +101,10 @@ export const isBoundClient = (client: Knex.Client): client is BoundClient => typ
 export class OrgBinding {
   readonly context: { client: BoundClient; transaction(container: null, config?: { isolationLevel?: IsolationLevel }): Promise<unknown> };
 
-  constructor(readonly orgId: number, pool: Knex.Client, begin: (orgId: number, isolation?: IsolationLevel) => Promise<unknown>) {
+  readonly orgId: number;
+
+  constructor(orgId: number, pool: Knex.Client, begin: (orgId: number, isolation?: IsolationLevel) => Promise<unknown>) {
+    this.orgId = checkedOrgId(orgId);
     const poolClient = pool as PoolClient;
     const client = Object.create(poolClient, {
       // knex runs a statement on `transacting` clients only: `query.transacting(ctx)` checks it.
