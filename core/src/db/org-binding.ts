@@ -3,11 +3,13 @@
 // isolation"), so every statement such work sends runs in a transaction bound to its org, set by the transaction's
 // first statement, and never on a session: a pooled connection carries no org from one borrower to the next.
 //
-// The binding costs no round trip. The ORM's connections are pipelined (orm.ts): BEGIN and the binding are written
-// ahead of the work's first statement without waiting for their answers. A statement sent outside an explicit
-// transaction (an autocommit read, say) is sent as BEGIN, bind, the statement and COMMIT in one write, and answered
-// in one round trip; an explicit transaction (em.transactional, em.begin, a flush) begins bound the same way.
+// The binding costs no round trip. A statement sent outside an explicit transaction (an autocommit read, say) is
+// written as two statements of one implicit transaction (the extended protocol runs everything before a Sync in
+// one): the binding, then the statement, with one Sync; one round trip, no BEGIN or COMMIT (OrgBoundQuery). An
+// explicit transaction (em.transactional, em.begin, a flush) writes BEGIN and the binding ahead of its first
+// statement without waiting for their answers: the ORM's connections are pipelined (orm.ts).
 import type { Knex } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import type { PreparedQuery, Statement, StatementResult } from './statement.js';
 
 /** The transaction-local setting the policies read; empty or unset means no org, which shows no org rows. */
@@ -25,7 +27,7 @@ export function checkedOrgId(orgId: number): number {
 /** The part of a pooled pg connection used here (pg's Client). */
 export interface PgConnection {
   query(statement: string | PreparedQuery | Statement): Promise<StatementResult<unknown>>;
-  query(statement: object, callback: (err: Error | null, response: unknown) => void): void;
+  query(statement: OrgBoundQuery): unknown;
   __knex__disposed?: unknown;
 }
 
@@ -44,36 +46,79 @@ export function beginBound(connection: PgConnection, orgId: number, isolation?: 
   ]);
 }
 
-/**
- * One statement in a transaction of its own, bound to `orgId`: BEGIN, bind, `send` (which must write its statement
- * on the connection before it returns, as pg's query does) and COMMIT, written together. After a failed statement
- * COMMIT ends the aborted transaction (PostgreSQL answers it ROLLBACK), so the connection goes back clean.
- */
-export async function inBoundTransaction<R>(connection: PgConnection, orgId: number, send: () => Promise<R>): Promise<R> {
-  const begun = beginBound(connection, orgId);
-  let sent: Promise<R>;
-  try {
-    sent = send();
-  } catch (err) {
-    sent = Promise.reject(err); // COMMIT still ends what BEGIN began: the connection must not go back in a transaction
-  }
-  const ended = connection.query('commit');
-  const [b, s, e] = await Promise.allSettled([begun, sent, ended]);
-  if (s.status === 'rejected') throw s.reason;
-  if (b.status === 'rejected') throw b.reason;
-  if (e.status === 'rejected') throw e.reason;
-  return s.value;
+/** pg's Query as this file uses it (its published types do not name the protocol handlers). */
+interface PgQuery {
+  submit(connection: PgWire): Error | null;
+  handleDataRow(message: never): void;
+  handleCommandComplete(message: never, connection: never): void;
+}
+
+interface PgWire {
+  parse(message: { text: string; name: string }): void;
+  bind(message: { statement: string; values: unknown[] }): void;
+  execute(message: { portal: string }): void;
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  stream: { cork?(): void; uncork?(): void };
 }
 
 /**
- * `statement` on a connection borrowed from `pool`, in a bound transaction of its own. A connection whose statement
- * failed in a way that may leave it unusable (no PostgreSQL error: a broken socket) is marked so that the pool's
- * validation discards it (knex's own mark for a broken connection).
+ * A statement in an implicit transaction of its own, bound to an org: pg's Query, with the binding written ahead of
+ * it (Parse once per connection, Bind, Execute, no Sync), so both run before the statement's Sync in one implicit
+ * transaction and the setting ends with it. The binding's own answers (its row and its command tag) are not the
+ * statement's: they are passed over. Always the extended protocol: a simple query would end the implicit
+ * transaction before the statement.
+ */
+export class OrgBoundQuery extends (pg.Query as unknown as new (config: object) => PgQuery) {
+  /** The binding's answers still to pass over: its row, then its command tag. */
+  private bindingPending = true;
+
+  constructor(config: Statement, private readonly orgId: number, callback?: (err: Error | null, result: unknown) => void) {
+    super({ ...config, queryMode: 'extended', ...(callback && { callback }) } as never);
+  }
+
+  override submit(connection: PgWire): Error | null {
+    connection.stream.cork?.();
+    try {
+      if (!(BIND.name in connection.parsedStatements) && !(BIND.name in connection.submittedNamedStatements)) {
+        connection.parse({ text: BIND.text, name: BIND.name });
+        // Kept as submitted: its ParseComplete is answered to this query, whose own name pg then records.
+        connection.submittedNamedStatements[BIND.name] = BIND.text;
+      }
+      connection.bind({ statement: BIND.name, values: [String(this.orgId)] });
+      connection.execute({ portal: '' });
+    } finally {
+      connection.stream.uncork?.();
+    }
+    return super.submit(connection);
+  }
+
+  override handleDataRow(message: never) {
+    if (!this.bindingPending) super.handleDataRow(message);
+  }
+
+  override handleCommandComplete(message: never, connection: never) {
+    if (this.bindingPending) this.bindingPending = false;
+    else super.handleCommandComplete(message, connection);
+  }
+}
+
+/** `statement` in an implicit transaction of its own on `connection`, bound to `orgId` (OrgBoundQuery). */
+export function inBoundTransaction<R>(connection: PgConnection, orgId: number, statement: Statement): Promise<StatementResult<R>> {
+  return new Promise((resolve, reject) => {
+    connection.query(new OrgBoundQuery(statement, orgId, (err, result) => (err ? reject(err) : resolve(result as StatementResult<R>))));
+  });
+}
+
+/**
+ * `statement` on a connection borrowed from `pool`, bound to `orgId` in an implicit transaction of its own. A
+ * connection whose statement failed in a way that may leave it unusable (no PostgreSQL error: a broken socket) is
+ * marked so that the pool's validation discards it (knex's own mark for a broken connection).
  */
 export async function runInBoundTransaction<R>(pool: Knex.Client, orgId: number, statement: Statement): Promise<StatementResult<R>> {
   const connection = await pool.acquireConnection() as PgConnection;
   try {
-    return await inBoundTransaction(connection, orgId, () => connection.query(statement)) as StatementResult<R>;
+    return await inBoundTransaction<R>(connection, orgId, statement);
   } catch (err) {
     if (!(err as { severity?: unknown }).severity) connection.__knex__disposed = err;
     throw err;
@@ -81,9 +126,6 @@ export async function runInBoundTransaction<R>(pool: Knex.Client, orgId: number,
     await pool.releaseConnection(connection);
   }
 }
-
-/** What a knex client of the ORM's pool offers here (knex's Client, whose `_query` sends one statement). */
-type PoolClient = Knex.Client & { _query(connection: PgConnection, obj: { sql: string }): Promise<unknown> };
 
 /** A client that runs each statement in a transaction bound to one org (see OrgBinding). */
 export interface BoundClient extends Knex.Client {
@@ -105,13 +147,17 @@ export class OrgBinding {
 
   constructor(orgId: number, pool: Knex.Client, begin: (orgId: number, isolation?: IsolationLevel) => Promise<unknown>) {
     this.orgId = checkedOrgId(orgId);
-    const poolClient = pool as PoolClient;
-    const client = Object.create(poolClient, {
+    const client = Object.create(pool, {
       // knex runs a statement on `transacting` clients only: `query.transacting(ctx)` checks it.
       transacting: { value: true },
+      // knex's pg _query, with the statement bound (see OrgBoundQuery).
       _query: {
-        value(this: PoolClient, connection: PgConnection, obj: { sql: string }) {
-          return inBoundTransaction(connection, orgId, () => poolClient._query.call(this, connection, obj));
+        value(connection: PgConnection, obj: { sql: string; bindings?: unknown[]; options?: object; response?: unknown }) {
+          if (!obj.sql) throw new Error('The query is empty');
+          return inBoundTransaction(connection, orgId, { text: obj.sql, values: obj.bindings ?? [], ...obj.options }).then((response) => {
+            obj.response = response;
+            return obj;
+          });
         },
       },
       runBound: { value: <R>(statement: Statement) => runInBoundTransaction<R>(pool, orgId, statement) },
