@@ -54,8 +54,10 @@ export async function ensureServiceRole(client: Client, ownerUrl: string, role: 
     await client.query(`grant usage on schema ${schema} to ${name}`);
     await client.query(`grant select, insert, update, delete on all tables in schema ${schema} to ${name}`);
     await client.query(`grant usage, select, update on all sequences in schema ${schema} to ${name}`);
-    await client.query(`grant execute on all functions in schema ${schema} to ${name}`);
   }
+  // The job queue's functions (add_job and the rest), which its migrations may keep from PUBLIC. The functions in
+  // public (ours, and extensions' such as pgvector's) are PUBLIC's to execute already.
+  await client.query(`grant execute on all functions in schema graphile_worker to ${name}`);
 }
 
 /** The role a connection runs as, when it would pass every policy: a superuser or a BYPASSRLS role; else null. */
