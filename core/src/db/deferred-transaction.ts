@@ -22,7 +22,7 @@ interface Savepoint {
 }
 
 /** What MikroORM holds as the transaction context of a root transaction (see knexTransaction()). */
-export interface KnexTransactionLike extends Savepoint { executionPromise?: Promise<void> }
+interface KnexTransactionLike extends Savepoint { executionPromise?: Promise<void> }
 
 export class DeferredTransaction {
   private begun: Promise<Connection> | null = null;
@@ -33,9 +33,9 @@ export class DeferredTransaction {
   /** What the forks hold as their transaction context; made by the first fork (see context()). */
   private shared: { client: Knex.Client; transaction: Savepoint['transaction'] } | null = null;
 
-  /** `pool`: the ORM's knex client (`orm.em.getConnection().getKnex().client`). */
   readonly orgId: number;
 
+  /** `pool`: the ORM's knex client (`poolClient(orm)`). */
   constructor(private readonly pool: Knex.Client, orgId: number, private readonly isolation?: IsolationLevel) {
     this.orgId = checkedOrgId(orgId);
   }

@@ -31,6 +31,9 @@ function entityTraits(meta: EntityMetadata<any>): EntityTraits {
   return traits;
 }
 
+/** The binding as MikroORM holds it: a transaction context. */
+const asContext = (binding: OrgBinding) => binding.context as unknown as Knex.Transaction;
+
 export class QuadEntityManager extends EntityManager {
   /** How many findOnes took the short path, in this process (tests check which finds take it). */
   static shortPathFinds = 0;
@@ -46,7 +49,7 @@ export class QuadEntityManager extends EntityManager {
   /** Bind this EntityManager (and the forks made from it) to an org. */
   bindOrg(binding: OrgBinding): this {
     this.orgBinding = binding;
-    this.setTransactionContext(binding.context as unknown as Knex.Transaction);
+    this.setTransactionContext(asContext(binding));
     return this;
   }
 
@@ -60,7 +63,7 @@ export class QuadEntityManager extends EntityManager {
     const binding = ((options.disableContextResolution ? this : this.getContext(false)) as QuadEntityManager).orgBinding;
     if (binding) {
       fork.orgBinding = binding;
-      if (!fork.getTransactionContext()) fork.setTransactionContext(binding.context as unknown as Knex.Transaction);
+      if (!fork.getTransactionContext()) fork.setTransactionContext(asContext(binding));
     }
     return fork;
   }
@@ -75,7 +78,7 @@ export class QuadEntityManager extends EntityManager {
   /** em.begin() starts a root transaction; bound, when the EntityManager is. */
   override async begin(options: Omit<TransactionOptions, 'ignoreNestedTransactions'> = {}): Promise<void> {
     const binding = (this.getContext(false) as QuadEntityManager).orgBinding;
-    await super.begin(binding && !options.ctx ? { ...options, ctx: binding.context as unknown as Knex.Transaction } : options);
+    await super.begin(binding && !options.ctx ? { ...options, ctx: asContext(binding) } : options);
   }
 
   override async commit(): Promise<void> {
@@ -102,7 +105,7 @@ export class QuadEntityManager extends EntityManager {
   /** After an explicit transaction ends, statements run bound again. */
   private restoreBinding() {
     const em = this.getContext(false) as QuadEntityManager;
-    if (em.orgBinding && !em.getTransactionContext()) em.setTransactionContext(em.orgBinding.context as unknown as Knex.Transaction);
+    if (em.orgBinding && !em.getTransactionContext()) em.setTransactionContext(asContext(em.orgBinding));
   }
 
   override async findOne<Entity extends object, Hint extends string = never, Fields extends string = '*', Excludes extends string = never>(

@@ -13,7 +13,7 @@ import pg from 'pg';
 import type { PreparedQuery, Statement, StatementResult } from './statement.js';
 
 /** The transaction-local setting the policies read; empty or unset means no org, which shows no org rows. */
-export const ORG_SETTING = 'quad.org_id';
+const ORG_SETTING = 'quad.org_id';
 
 /** The policies' expression for the bound org (null when none is bound). */
 export const BOUND_ORG_SQL = `nullif(current_setting('${ORG_SETTING}', true), '')::integer`;
@@ -69,7 +69,7 @@ interface PgWire {
  * statement's: they are passed over. Always the extended protocol: a simple query would end the implicit
  * transaction before the statement.
  */
-export class OrgBoundQuery extends (pg.Query as unknown as new (config: object) => PgQuery) {
+class OrgBoundQuery extends (pg.Query as unknown as new (config: object) => PgQuery) {
   /** The binding's answers still to pass over: its row, then its command tag. */
   private bindingPending = true;
 
@@ -104,7 +104,7 @@ export class OrgBoundQuery extends (pg.Query as unknown as new (config: object) 
 }
 
 /** `statement` in an implicit transaction of its own on `connection`, bound to `orgId` (OrgBoundQuery). */
-export function inBoundTransaction<R>(connection: PgConnection, orgId: number, statement: Statement): Promise<StatementResult<R>> {
+function inBoundTransaction<R>(connection: PgConnection, orgId: number, statement: Statement): Promise<StatementResult<R>> {
   return new Promise((resolve, reject) => {
     connection.query(new OrgBoundQuery(statement, orgId, (err, result) => (err ? reject(err) : resolve(result as StatementResult<R>))));
   });

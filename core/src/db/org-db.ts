@@ -2,12 +2,12 @@
 // handler and dashboard section gets one as `db`, bound to its org and sharing the call's transaction with its
 // EntityManager (`db.em`):
 //
-//   const rows = await db.sql<MonitorRow>`select * from uptime_monitors where id = ${id}`;
+//   const rows = await db.sql<MonitorRow>`select * from uptime_monitors where ${db.inOrg()} and id = ${id}`;
 //
-// Values are bound parameters, never text. No org condition is needed: the statement runs in a transaction bound to
-// the org, where row-level security shows and accepts only the org's rows. `db.org` is the org's id, for a
-// condition that helps the planner or for a row's organization_id on insert. Work across orgs goes through
-// `acrossOrgs` (across-orgs.ts), never through this handle.
+// Values are bound parameters, never text. Every statement runs in a transaction bound to the org, where row-level
+// security shows and accepts only the org's rows once the service connects as its role (DATABASE_SERVICE_ROLE);
+// until that is the default, `db.inOrg()` names the org in every statement. `db.org` is the org's id, for a row's
+// organization_id on insert. Work across orgs never goes through this handle.
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type { QuadEntityManager } from './entity-manager.js';
 import { statementsOn, type StatementResult } from './raw-query.js';

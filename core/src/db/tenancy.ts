@@ -38,7 +38,7 @@ export const POLICY_NAMES = [...POLICY_COMMANDS.map((c) => `quad_${c}`), 'quad_o
  * with the table's version (its comment), so that a later start sees it is up to date. `owner`: the role that owns
  * the tables.
  */
-export function tenancyStatements(table: string, tenancy: TableTenancy, owner: string): string[] {
+function tenancyStatements(table: string, tenancy: TableTenancy, owner: string): string[] {
   const made = policyStatements(table, tenancy, owner);
   if (!made.length) return [];
   const version = versionOf(made);
