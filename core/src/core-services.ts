@@ -9,6 +9,7 @@ import type { Settings } from './config/schema.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import type { AuditInput } from './events/audit.js';
 import type { RawQuery } from './db/raw-query.js';
+import type { AcrossOrgsWork } from './db/across-orgs.js';
 import type {
   EmittedEvent, IntegrationDecl, JobDecl, LimitDecl, Module, ScopeDecl, ToolDecl,
 } from './modules/types.js';
@@ -309,6 +310,13 @@ export interface CoreServices {
    * problem (and the event `error.unhandled` when the problem is new). Never throws.
    */
   logError(input: ErrorLogInput): Promise<void>;
+  /**
+   * The one path for work across orgs (README "Org isolation"): `work` in one transaction as the database's owner,
+   * which row-level security lets see every org's rows. Only for superadmin work, sweeps and schedulers that iterate
+   * orgs, rows of no org and reads of `shared` tables; per-org work goes back onto a fork bound to its org. `reason`
+   * (`<module>.<what>`) is logged at debug level and counted in `quad_across_orgs_total`.
+   */
+  acrossOrgs<T>(reason: string, work: AcrossOrgsWork<T>): Promise<T>;
   /** Start a declared job; 400 on a bad payload, 409 while a one-at-a-time run is queued or running. */
   startJob(em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions): Promise<StartedJob>;
 }

@@ -28,6 +28,7 @@ import { Metrics } from './metrics/metrics.js';
 import { metricsPolicy } from './metrics/access.js';
 import { warnReportMode } from './auth/would-deny.js';
 import { bypassingRole, serviceUrl } from './db/service-role.js';
+import { AcrossOrgs } from './db/across-orgs.js';
 import { buildMetricsListener } from './metrics/listener.js';
 import pg from 'pg';
 
@@ -103,6 +104,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   let mcp: FastifyInstance | null = null;
   let worker: Worker | null = null;
   let daemons: Daemons | null = null;
+  let acrossOrgs: AcrossOrgs | null = null;
   // From here on a failed start (a provider's bad implementation, a route without a policy, a port in use) closes
   // what it opened: the ORM's pool alone would keep the process alive.
   try {
@@ -112,10 +114,13 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     const orgs = new OrgCache(listener, query);
     const limitsEngine = new LimitsEngine(registry, (name) => source.raw(name));
     limitsEngine.listen(listener);
+    const metrics = new Metrics();
+    if (settings.METRICS_TOKEN) metrics.collectProcessMetrics();
+    acrossOrgs = await AcrossOrgs.open(orm, { ownerUrl: url, separateOwner: ormUrl !== url, log, counter: metrics });
     const services = createServices({
       orm, settings, version: VERSION, registry, extensions, vector, moduleSettings, discord: auth.discord,
       limits: limitsEngine,
-      secrets, log,
+      secrets, log, acrossOrgs,
     });
     for (const d of services.degraded) {
       log.warn(`degraded: module ${d.module} runs without the PostgreSQL extension "${d.extension}": ${d.without}`);
@@ -123,14 +128,12 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     const policies = new AuthPolicies();
     registerAuthPolicies(policies, auth);
     policies.register('metrics', metricsPolicy(settings.METRICS_TOKEN));
-    const metrics = new Metrics();
-    if (settings.METRICS_TOKEN) metrics.collectProcessMetrics();
 
     const tools = new ToolService(orm, services, log, metrics);
     await listener.start();
     if (role !== 'worker') {
       app = await buildHttpApp({ settings, registry, services, orm, policies, auth, orgs, tools, metrics, version: VERSION, logger: log });
-      mcp = await buildMcpApp({ orm, orgs, machineTokens: auth.machineTokens, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
+      mcp = await buildMcpApp({ orgs, machineTokens: auth.machineTokens, tools, log, version: VERSION, allowedHosts: settings.TOOL_ALLOWED_HOSTS, bodyLimit: Math.floor(settings.MAX_REQUEST_MB * 1024 * 1024) });
       await app.ready();
       if (options.listen !== false) {
         await app.listen({ port: settings.PORT, host: settings.HOST });
@@ -155,6 +158,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       await metricsListener?.close(); // scraped until the jobs are done
       await auth.wouldDeny.flush().catch((err) => log.error({ err }, 'could not count the requests report mode let through'));
       await listener.stop();
+      await acrossOrgs?.close();
       await orm.close();
     })());
     return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, metrics, metricsListener, worker, daemons, close };
@@ -165,6 +169,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     await daemons?.stop();
     await worker?.stop();
     await listener.stop();
+    await acrossOrgs?.close();
     await orm.close();
     throw err;
   }

@@ -15,6 +15,7 @@ import { ManifestError } from './modules/registry.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
 import { memberSignIn } from './auth/module-sign-in.js';
+import type { AcrossOrgs, AcrossOrgsWork } from './db/across-orgs.js';
 
 export type { CoreServices, DegradedFeature, VectorStatus } from './core-services.js';
 
@@ -22,6 +23,8 @@ export function createServices(deps: {
   orm: MikroORM; settings: Settings; version: string; registry: ModuleRegistry;
   extensions: Record<string, boolean>; vector: VectorStatus; moduleSettings: Map<string, Record<string, unknown>>; discord: DiscordClient;
   limits: LimitsService; secrets: SecretsService;
+  /** The cross-org path (across-orgs.ts). */
+  acrossOrgs: AcrossOrgs;
   /** Where event handlers log. Default: silent. */
   log?: FastifyBaseLogger;
 }): CoreServices {
@@ -66,7 +69,8 @@ export function createServices(deps: {
     raiseProblem,
     clearProblem,
     audit: recordAudit,
-    logError: errorLogger({ orm: deps.orm, release, log, emit: (em, event) => events.emit(em, event) }),
+    logError: errorLogger({ orm: deps.orm, acrossOrgs: deps.acrossOrgs, release, log, emit: (em, event) => events.emit(em, event) }),
+    acrossOrgs: <T>(reason: string, work: AcrossOrgsWork<T>) => deps.acrossOrgs.run(reason, work),
     startJob: (em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions) =>
       startJob(deps.registry, em, name, payload, options),
   });

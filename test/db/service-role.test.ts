@@ -23,13 +23,13 @@ t.test('the role\'s URL and password come from the owner\'s', async (t) => {
 
 t.test('the service connects as the role: no superuser, no BYPASSRLS, org rows only through the binding', async (t) => {
   const quad = await startTestApp(t, { plugins: [sample], config: { DATABASE_SERVICE_ROLE: ROLE } });
-  const [me] = await quad.orm.em.fork().execute<{ role: string; bypasses: boolean }[]>(
+  const [me] = await quad.serviceOrm.em.fork().execute<{ role: string; bypasses: boolean }[]>(
     'select current_user as role, rolsuper or rolbypassrls as bypasses from pg_roles where rolname = current_user');
   t.same(me, { role: ROLE, bypasses: false });
   const org = await quad.createOrg({ prefix: 'aa', modules: { sample: true } });
   t.equal((await quad.api.inject({ method: 'POST', url: '/api/sample/aa/items', payload: { label: 'one' } })).statusCode, 201, 'a route writes its org\'s row');
   t.same((await quad.api.inject('/api/sample/aa/items')).json(), { items: ['one'] }, 'and reads it');
-  const unbound = await quad.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from sample_items');
+  const unbound = await quad.serviceOrm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from sample_items');
   t.equal(unbound[0]!.n, 0, 'unbound, the service sees no org row');
   const bound = await quad.emFor(org.id).execute<{ n: number }[]>('select count(*)::int as n from sample_items');
   t.equal(bound[0]!.n, 1, 'bound to the org, it does');

@@ -7,7 +7,7 @@ import type { Registry } from '../modules/registry.js';
 import { MachineToken, type IntegrationLimits, type MachineTokenEntity } from './entities.js';
 import { CLI_TOKEN_DAYS, MACHINE_TOKEN_PREFIX, SHOWN_PREFIX_LENGTH, randomSecret, sha256 } from './secrets.js';
 import type { PgListener } from '../db/listener.js';
-import { rawQuery } from '../db/orm.js';
+import type { CoreServices } from '../core-services.js';
 import { ORG_CHANGED_CHANNEL } from '../orgs/org-cache.js';
 
 export const TOKEN_KINDS = ['app', 'agent', 'cli'] as const;
@@ -166,14 +166,14 @@ interface TokenRow {
 // The ORM's pg connections hand timestamps over as text.
 const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 
-async function lookUp(db: MikroORM | EntityManager, hash: string): Promise<VerifiedMachineToken | null> {
-  const [row] = await rawQuery(db)<TokenRow>({
-    name: 'quad_machine_token_by_hash',
-    text: `select id, organization_id, name, kind, scopes, limits, token_prefix, created_by, member_chat_user_id,
+/** Where tokens are looked up: the cross-org path (a presented token names its org; the org is not known before). */
+export type TokenLookup = Pick<CoreServices, 'acrossOrgs'>;
+
+async function lookUp(db: TokenLookup, hash: string): Promise<VerifiedMachineToken | null> {
+  const row = await db.acrossOrgs('core.machine_token', (all) => all.one<TokenRow>`
+    select id, organization_id, name, kind, scopes, limits, token_prefix, created_by, member_chat_user_id,
        created_at, expires_at, revoked_at, last_used_at
-     from machine_tokens where token_hash = $1`,
-    values: [hash],
-  });
+     from machine_tokens where token_hash = ${hash}`);
   if (!row) return null;
   return Object.freeze({
     id: row.id, organization: Object.freeze({ id: row.organization_id }), name: row.name, kind: row.kind,
@@ -188,12 +188,6 @@ function check(token: VerifiedMachineToken | null): MachineTokenCheck {
   if (token.revokedAt) return { ok: false, why: 'revoked' };
   if (token.expiresAt && token.expiresAt.getTime() <= Date.now()) return { ok: false, why: 'expired' };
   return { ok: true, token };
-}
-
-/** Look a presented token up by its hash (across orgs: the token names its org), uncached. Does not touch last_used_at. */
-export async function verifyMachineToken(em: EntityManager, presented: string): Promise<MachineTokenCheck> {
-  if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
-  return check(await lookUp(em, sha256(presented)));
 }
 
 const caches = new Set<WeakRef<MachineTokenCache>>();
@@ -234,8 +228,8 @@ export class MachineTokenCache {
     listener.subscribe({ channel: ORG_CHANGED_CHANNEL, onMessage: (payload) => this.forgetOrg(Number(payload)) });
   }
 
-  /** `db` serves the lookups a cache miss and last_used_at need (prepared statements on its pool). */
-  async verify(db: MikroORM | EntityManager, presented: string): Promise<MachineTokenCheck> {
+  /** `db` serves the lookups a cache miss and last_used_at need. */
+  async verify(db: TokenLookup, presented: string): Promise<MachineTokenCheck> {
     if (!presented.startsWith(MACHINE_TOKEN_PREFIX)) return { ok: false, why: 'unknown' };
     const hash = sha256(presented);
     let token = (this.listener.healthy ? this.entries.get(hash) : undefined) ?? null;
@@ -249,13 +243,13 @@ export class MachineTokenCache {
     return result;
   }
 
-  private async touch(db: MikroORM | EntityManager, token: VerifiedMachineToken) {
+  private async touch(db: TokenLookup, token: VerifiedMachineToken) {
     const now = Date.now();
     const last = Math.max(token.lastUsedAt?.getTime() ?? 0, this.touched.get(token.id) ?? 0);
     if (now - last <= LAST_USED_EVERY_MS) return;
     this.touched.set(token.id, now);
     // An autocommit update outside the caller's transaction (last_used_at is not a credential: no NOTIFY).
-    await rawQuery(db)({ name: 'quad_machine_token_touch', text: 'update machine_tokens set last_used_at = now() where id = $1', values: [token.id] });
+    await db.acrossOrgs('core.machine_token', (all) => all.run`update machine_tokens set last_used_at = now() where id = ${token.id}`);
   }
 
   /** Drop one token by id, or all. */

@@ -84,8 +84,8 @@ export function createPolicies(auth: AuthServices) {
   }
 
   async function machineCaller(request: FastifyRequest, token: string): Promise<MachineCaller> {
-    // The ORM's pool, not request.em: a cached token needs no fork.
-    const check = await auth.machineTokens.verify(request.server.quad.orm, token);
+    // Not request.em: a cached token needs no fork, and an uncached one is looked up across orgs.
+    const check = await auth.machineTokens.verify(request.server.quad, token);
     if (!check.ok) throw unauthorized(check.why === 'unknown' ? 'Invalid token' : `Token ${check.why}`, `token_${check.why === 'unknown' ? 'invalid' : check.why}`);
     const t = check.token;
     return { kind: 'machine', actor: `machine:${t.id}`, credential: 'machine_token', token: t, orgId: t.organization.id, scopes: t.scopes };

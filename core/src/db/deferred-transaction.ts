@@ -4,6 +4,8 @@
 // transaction, or alone in a bound transaction of its own when nothing began it. An org-bound EntityManager's
 // explicit transactions (em.transactional, em.begin, a flush) are such transactions too (`knexTransaction`).
 //
+// The cross-org path (across-orgs.ts) runs its work in such a transaction bound to no org, on the owner's pool.
+//
 // It runs on one pooled connection with plain BEGIN / SAVEPOINT / COMMIT statements rather than a knex
 // transaction object: knex builds a transactor, a client and a chain of promises per transaction, which cost more
 // than the statements of a typical tool call (issue 12). MikroORM sees what it expects of a knex transaction: a
@@ -33,11 +35,12 @@ export class DeferredTransaction {
   /** What the forks hold as their transaction context; made by the first fork (see context()). */
   private shared: { client: Knex.Client; transaction: Savepoint['transaction'] } | null = null;
 
-  readonly orgId: number;
+  /** The org it is bound to; null for the cross-org path's transactions (bound to none). */
+  readonly orgId: number | null;
 
-  /** `pool`: the ORM's knex client (`poolClient(orm)`). */
-  constructor(private readonly pool: Knex.Client, orgId: number, private readonly isolation?: IsolationLevel) {
-    this.orgId = checkedOrgId(orgId);
+  /** `pool`: the ORM's knex client (`poolClient(orm)`), or the cross-org path's. */
+  constructor(private readonly pool: Knex.Client, orgId: number | null, private readonly isolation?: IsolationLevel) {
+    this.orgId = orgId === null ? null : checkedOrgId(orgId);
   }
 
   /**
@@ -110,11 +113,11 @@ export class DeferredTransaction {
    * transaction of its own (nothing can begin this one afterwards). Then commit() or rollback().
    */
   async last<R>(statement: PreparedQuery): Promise<R[]> {
-    if (!this.begun) {
+    if (!this.begun && this.orgId !== null) {
       this.ended = true;
       return (await runInBoundTransaction<R>(this.pool, this.orgId, statement)).rows;
     }
-    return (await (await this.begun).query(statement)).rows as R[];
+    return (await (await this.begin()).query(statement)).rows as R[];
   }
 
   async commit(): Promise<void> {

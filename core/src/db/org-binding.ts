@@ -37,13 +37,11 @@ const BIND: Omit<PreparedQuery, 'values'> = { name: 'quad_bind_org', text: `sele
 
 /**
  * Write BEGIN and the binding on `connection` (not waiting: the caller's statements follow them in the pipeline).
- * The promise settles when both are answered; it rejects when either fails.
+ * The promise settles when both are answered; it rejects when either fails. No org (the cross-org path): BEGIN alone.
  */
-export function beginBound(connection: PgConnection, orgId: number, isolation?: IsolationLevel): Promise<unknown> {
-  return Promise.all([
-    connection.query(isolation ? `begin isolation level ${isolation}` : 'begin'),
-    connection.query({ ...BIND, values: [String(orgId)] }),
-  ]);
+export function beginBound(connection: PgConnection, orgId: number | null, isolation?: IsolationLevel): Promise<unknown> {
+  const begin = connection.query(isolation ? `begin isolation level ${isolation}` : 'begin');
+  return orgId === null ? begin : Promise.all([begin, connection.query({ ...BIND, values: [String(orgId)] })]);
 }
 
 /** pg's Query as this file uses it (its published types do not name the protocol handlers). */

@@ -18,29 +18,14 @@ type Values = unknown[];
 /** Statements on whatever `em` works on now: its explicit transaction, or its binding (each statement alone). */
 function send<R>(em: EntityManager, fragment: SqlFragment): Promise<StatementResult<R>> {
   const ctx = em.getTransactionContext<Knex.Transaction>();
-  if (!ctx) throw new Error('This EntityManager is bound to no org: use acrossOrgs for work across orgs');
+  if (!ctx) throw new Error('This EntityManager is bound to no org: use services.acrossOrgs for work across orgs');
   return statementsOn(ctx.client)<R>(compileSql(fragment));
 }
 
-export class OrgDb {
-  /** The org every statement of this handle is bound to. */
-  readonly org: number;
-
-  /** @internal Made by orgDb(em). */
-  constructor(readonly em: EntityManager) {
-    const org = (em as QuadEntityManager).boundOrgId;
-    if (org === undefined) throw new Error('An org-bound handle needs an EntityManager bound to an org');
-    this.org = org;
-  }
-
-  /**
-   * The org condition as a bound value: `organization_id = $n`, or `<alias>.organization_id = $n`. Row-level
-   * security keeps other orgs' rows out already; the condition says which rows are meant and lets the planner use
-   * an index on the org.
-   */
-  inOrg(alias?: string): SqlFragment {
-    return alias === undefined ? sql`organization_id = ${this.org}` : sql`${sql.identifier(alias)}.organization_id = ${this.org}`;
-  }
+/** Statements on an EntityManager's connection: the org-bound handle's and the cross-org path's. */
+export class SqlHandle {
+  /** @internal */
+  constructor(readonly em: EntityManager) {}
 
   /** Run a statement; its rows. */
   async sql<R = Record<string, unknown>>(strings: TemplateStringsArray, ...values: Values): Promise<R[]> {
@@ -60,6 +45,28 @@ export class OrgDb {
   /** Run a fragment built with `sql` (a statement put together in parts); its rows. */
   async query<R = Record<string, unknown>>(fragment: SqlFragment): Promise<R[]> {
     return (await send<R>(this.em, fragment)).rows;
+  }
+}
+
+export class OrgDb extends SqlHandle {
+  /** The org every statement of this handle is bound to. */
+  readonly org: number;
+
+  /** @internal Made by orgDb(em). */
+  constructor(em: EntityManager) {
+    super(em);
+    const org = (em as QuadEntityManager).boundOrgId;
+    if (org === undefined) throw new Error('An org-bound handle needs an EntityManager bound to an org');
+    this.org = org;
+  }
+
+  /**
+   * The org condition as a bound value: `organization_id = $n`, or `<alias>.organization_id = $n`. Row-level
+   * security keeps other orgs' rows out already; the condition says which rows are meant and lets the planner use
+   * an index on the org.
+   */
+  inOrg(alias?: string): SqlFragment {
+    return alias === undefined ? sql`organization_id = ${this.org}` : sql`${sql.identifier(alias)}.organization_id = ${this.org}`;
   }
 
   /**

@@ -6,7 +6,8 @@ import { Organization } from '../entities/organization.js';
 
 export const ORG_FILTER = 'org';
 
-export interface OrgFilterParams { orgId: number }
+/** An org's rows; or every org's, on the cross-org path's EntityManager only (across-orgs.ts). */
+export type OrgFilterParams = { orgId: number } | { acrossOrgs: true };
 
 /** The `organization` property every org-owned entity has. */
 export const orgOwned = {
@@ -17,7 +18,7 @@ export const orgOwned = {
 export const orgFilter = {
   [ORG_FILTER]: {
     name: ORG_FILTER,
-    cond: (args: OrgFilterParams) => ({ organization: args.orgId }),
+    cond: (args: OrgFilterParams) => ('orgId' in args ? { organization: args.orgId } : {}),
     default: true,
   },
 };

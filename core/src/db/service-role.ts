@@ -29,11 +29,26 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 /** Schemas whose tables the service reads and writes: the modules' and graphile-worker's (its job queue). */
 const SCHEMAS = ['public', 'graphile_worker'];
 
+/** Another process changed the same catalog row (the role is the cluster's, the migrations' lock its database's). */
+const concurrentCatalogUpdate = (err: unknown) => (err as { message?: string }).message === 'tuple concurrently updated';
+
 /**
  * Make (or correct) the service role and give it the rows of every table of this database. Run by the owner, after
- * the migrations. Refuses, naming the fix, when the owner may not make roles.
+ * the migrations. Refuses, naming the fix, when the owner may not make roles. Processes of other databases of the
+ * cluster may change the role at the same moment: a collision is tried again.
  */
 export async function ensureServiceRole(client: Client, ownerUrl: string, role: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await makeServiceRole(client, ownerUrl, role);
+    } catch (err) {
+      if (attempt >= 5 || !concurrentCatalogUpdate(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt * Math.random()));
+    }
+  }
+}
+
+async function makeServiceRole(client: Client, ownerUrl: string, role: string): Promise<void> {
   const password = servicePassword(ownerUrl, role);
   const attributes = `login nosuperuser nobypassrls nocreatedb nocreaterole noinherit password ${password ? literal(password) : 'null'}`;
   const { rows: [me] } = await client.query<{ createrole: boolean; superuser: boolean }>(
@@ -58,7 +73,20 @@ export async function ensureServiceRole(client: Client, ownerUrl: string, role: 
   // The job queue's functions (add_job and the rest), which its migrations may keep from PUBLIC. The functions in
   // public (ours, and extensions' such as pgvector's) are PUBLIC's to execute already.
   await client.query(`grant execute on all functions in schema graphile_worker to ${name}`);
+  // The job queue keeps its tables private with row-level security and no policy (only their owner passes). A run
+  // is enqueued in the caller's transaction (startJob: add_job beside the job_runs row), so the service role gets
+  // the queue's rows: they are the core's, not an org's (README "Org isolation").
+  const { rows: queue } = await client.query<{ table: string }>(
+    `select c.oid::regclass::text as table from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = 'graphile_worker' and c.relkind = 'r' and c.relrowsecurity
+       and not exists (select 1 from pg_policy p where p.polrelid = c.oid and p.polname = $1)`, [JOB_QUEUE_POLICY]);
+  for (const { table } of queue) {
+    await client.query(`create policy ${JOB_QUEUE_POLICY} on ${table} for all to ${name} using (true) with check (true)`);
+  }
 }
+
+/** The policy that gives the service role the job queue's rows. */
+const JOB_QUEUE_POLICY = 'quad_service_job_queue';
 
 /** The role a connection runs as, when it would pass every policy: a superuser or a BYPASSRLS role; else null. */
 export async function bypassingRole(client: Client): Promise<string | null> {

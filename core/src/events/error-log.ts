@@ -7,6 +7,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ErrorEntry } from '../entities/logs.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { storableText } from '../db/storable-text.js';
+import { forkFor } from '../db/orm.js';
+import type { AcrossOrgs } from '../db/across-orgs.js';
 import type { EmittedEvent } from '../modules/types.js';
 import type { ErrorLogInput } from '../core-services.js';
 import { ERROR_UNHANDLED, type EventInput } from './events.js';
@@ -17,10 +19,15 @@ export type { ErrorLogInput } from '../core-services.js';
 /** Longest message and logger line kept; stacks may be twice as long. */
 const TEXT_MAX = 16_384;
 
-/** Write on a fresh fork outside any request transaction: the request's own work may be rolled back. */
-export async function recordError(orm: MikroORM, release: string, input: ErrorLogInput): Promise<void> {
+interface ErrorLogDeps { orm: MikroORM; acrossOrgs: AcrossOrgs; release: string; log: FastifyBaseLogger; emit: Emit }
+
+/**
+ * Write on a fresh fork outside any request transaction (the request's own work may be rolled back): bound to the
+ * error's org, or on the cross-org path for an error of no org.
+ */
+async function recordError(deps: ErrorLogDeps, input: ErrorLogInput): Promise<void> {
   const err = input.error instanceof Error ? input.error : new Error(String(input.error));
-  await orm.em.fork().insert(ErrorEntry, {
+  const row = {
     organization: input.orgId ?? null,
     source: input.source,
     origin: storableText(input.origin, 1024),
@@ -28,9 +35,11 @@ export async function recordError(orm: MikroORM, release: string, input: ErrorLo
     message: storableText(String(err.message), TEXT_MAX),
     logLine: storableText(input.logLine, TEXT_MAX),
     host: storableText(hostname(), 255),
-    release: storableText(release, 255),
+    release: storableText(deps.release, 255),
     stack: err.stack == null ? null : storableText(err.stack, 2 * TEXT_MAX),
-  });
+  };
+  if (input.orgId == null) await deps.acrossOrgs.run('core.error_log', (all) => all.em.insert(ErrorEntry, row));
+  else await forkFor(deps.orm, input.orgId).insert(ErrorEntry, row);
 }
 
 /** What caused an error, for grouping repeats: its class, and its code when it has a short one (`DriverException/22021`). */
@@ -82,15 +91,15 @@ export async function raiseUnhandled(em: EntityManager, emit: Emit, release: str
  * `services.logError`: the error log row, then, for an org's request, its unhandled-error problem (and event).
  * Never throws: a failure of either step goes to the logger only.
  */
-export function errorLogger(deps: { orm: MikroORM; release: string; log: FastifyBaseLogger; emit: Emit }): (input: ErrorLogInput) => Promise<void> {
+export function errorLogger(deps: ErrorLogDeps): (input: ErrorLogInput) => Promise<void> {
   return async (input) => {
     try {
-      await recordError(deps.orm, deps.release, input);
+      await recordError(deps, input);
     } catch (err) {
       deps.log.error({ err, origin: input.origin, request_id: input.requestId }, 'could not write the error log');
     }
     try {
-      await raiseUnhandled(deps.orm.em.fork(), deps.emit, deps.release, input);
+      if (input.orgId != null) await raiseUnhandled(forkFor(deps.orm, input.orgId), deps.emit, deps.release, input);
     } catch (err) {
       deps.log.error({ err, origin: input.origin, request_id: input.requestId }, 'could not raise the unhandled-error problem');
     }

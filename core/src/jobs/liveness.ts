@@ -7,7 +7,8 @@
 // Two sweeps, because a live worker whose lock connection dropped (PostgreSQL restarted) takes its lock again
 // within one sweep interval.
 import type { FastifyBaseLogger } from 'fastify';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CoreServices } from '../core-services.js';
 import pg from 'pg';
 import { rawQueryOn } from '../db/orm.js';
 import { RUN_ID, RUN_ORG } from './start.js';
@@ -114,8 +115,8 @@ export const LOST_RUN_ERROR = 'the worker process running its last attempt stopp
 export interface SweepOptions {
   /** The worker's pool, for the looks. */
   pool: pg.Pool;
-  /** For the release: one transaction with the lost runs' announcements. */
-  orm: MikroORM;
+  /** For the release: one transaction across orgs with the lost runs' announcements. */
+  services: Pick<CoreServices, 'acrossOrgs'>;
   /** This process's pool id: never swept. */
   ownId: string;
   intervalMs: number;
@@ -140,7 +141,7 @@ export function startSweeper(options: SweepOptions): Sweeper {
   }
 
   async function release(dead: string[]) {
-    const released = await options.orm.em.fork().transactional(async (em) => {
+    const released = await options.services.acrossOrgs('core.job_sweep', async ({ em }) => {
       const query = rawQueryOn(em);
       const owners = (await query<{ owner: string }>({ ...CLAIM, values: [dead] })).map((r) => r.owner);
       if (owners.length === 0) return owners;

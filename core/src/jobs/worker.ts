@@ -72,7 +72,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     throw err;
   });
   const sweeper = startSweeper({
-    pool, orm: options.orm, ownId: poolId!, intervalMs: options.sweepMs, log: options.log,
+    pool, services: options.services, ownId: poolId!, intervalMs: options.sweepMs, log: options.log,
     onLost: async (em, lost) => {
       for (const run of lost) await announceFailure(options.services, em, { ...run, error: new Error(LOST_RUN_ERROR), message: LOST_RUN_ERROR });
     },
@@ -175,7 +175,7 @@ async function finishRun(options: WorkerOptions, job: JobDecl, run: RunRecord, e
   jobLog.error({ err }, line);
   if (final) {
     // Logged and announced before the run is marked failed, so whoever waits for the run sees both.
-    await announceFailure(services, orm.em.fork(), { orgId: run.orgId, runId: run.id, name: job.name, error: err, message });
+    await announceFailure(services, forkFor(orm, run.orgId), { orgId: run.orgId, runId: run.id, name: job.name, error: err, message });
   }
   // Failed for good, or back to queued until the next attempt (a one-at-a-time job keeps its slot meanwhile).
   await run.finish({ status: final ? 'failed' : 'queued', error: message });

@@ -8,7 +8,7 @@ import { ConfigError } from '../config/load.js';
 import { ORG_FILTER } from '../db/org-owned.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
 import type { PgListener } from '../db/listener.js';
-import { rawQuery, type RawQuery } from '../db/orm.js';
+import { rawQueryOn, type RawQuery } from '../db/orm.js';
 import type {
   CountUse, PendingRateUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
 } from '../core-services.js';
@@ -227,7 +227,7 @@ export class LimitsEngine implements LimitsService {
     };
     if (pending.value === null) return pending;
     if (amount > pending.value) throw this.rateRefusal(pending);
-    const [row] = await rawQuery(em)<{ count: number }>({
+    const [row] = await rawQueryOn(em)<{ count: number }>({
       name: 'quad_rate_use',
       text: 'select count from usage_counters where organization_id = $1 and key = $2 and window_start = $3',
       values: [orgId, key, pending.window_start.toISOString()],

@@ -1,8 +1,8 @@
 // The process's Prometheus metrics (prom-client): one Registry per Quad instance (never prom-client's global one: a
 // test process starts many apps), with the counters and latency histograms of HTTP requests, job runs and tool
-// calls. The core's parts record here; GET /metrics (routes.ts) and the METRICS_PORT listener (listener.ts) serve it.
+// calls, and the uses of the cross-org path. The core's parts record here; GET /metrics (routes.ts) and the METRICS_PORT listener (listener.ts) serve it.
 // Labels are few and bounded: a route's pattern (never its URL), a method, a status code, a job or tool name and an
-// outcome — never an org, a user or anything a caller chose freely.
+// outcome, a cross-org reason written in code — never an org, a user or anything a caller chose freely.
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -59,6 +59,10 @@ export class Metrics {
     name: 'quad_tool_call_duration_seconds', help: 'Time a tool call took, its checks, rate count and audit included, by tool',
     labelNames: ['tool'] as const, buckets: TOOL_BUCKETS, registers: [this.registry],
   });
+  private readonly crossOrg = new Counter({
+    name: 'quad_across_orgs_total', help: 'Uses of the cross-org path (services.acrossOrgs) by this process, by reason',
+    labelNames: ['reason'] as const, registers: [this.registry],
+  });
 
   /**
    * Add prom-client's process metrics (CPU, memory, heap, event-loop lag, GC, handles), prefixed `quad_`. Only for a
@@ -92,6 +96,11 @@ export class Metrics {
   toolCalled(tool: string, outcome: ToolCallOutcome, seconds: number) {
     this.toolCalls.inc({ tool, outcome });
     this.toolSeconds.observe({ tool }, seconds);
+  }
+
+  /** A use of the cross-org path; its reason is `<module>.<what>`, written in code. */
+  acrossOrgs(reason: string) {
+    this.crossOrg.inc({ reason });
   }
 
   /** The Prometheus text exposition of everything recorded, and its content type. */

@@ -15,7 +15,7 @@ import { importPlugin } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
 import { CORE_MODULES, pluginSpecs } from '../modules/load.js';
 import { startQuad, type Quad, type Role } from '../quad.js';
-import { forkFor } from '../db/orm.js';
+import { forkFor, openOrm } from '../db/orm.js';
 import { issueToken } from '../auth/token-admin.js';
 import type { IssuedToken, TokenRequest } from '../auth/machine-tokens.js';
 import { loadOrCreateKeyPair, type KeyPair } from '../auth/keys.js';
@@ -60,6 +60,14 @@ export function captureLogs(level = 'info') {
 export interface OrgFields { prefix: string; name: string; modules: Record<string, boolean>; discordGuildId: string | null; officerRoleId: string | null }
 
 export interface TestApp extends Quad {
+  /**
+   * The test's own view of the database, as its owner: every org's rows and the rows of no org, to seed fixtures and
+   * check what was written. With a service role (QUAD_TEST_SERVICE_ROLE) the service itself runs as that role, on
+   * `serviceOrm`; without one both are the same ORM.
+   */
+  orm: Quad['orm'];
+  /** The ORM the service's own code runs on (as the service role when there is one). */
+  serviceOrm: Quad['orm'];
   /** The API (throws when the role has none). */
   api: NonNullable<Quad['app']>;
   /** `http://127.0.0.1:<port>` when `listen` was set. */
@@ -134,36 +142,47 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     removeConfigDir();
     throw err;
   }
+  const ownerOrm = quad.settings.DATABASE_SERVICE_ROLE
+    ? await openOrm({ url: db.url, modules: quad.registry.modules, poolMax: 4 }).catch(async (err) => {
+      await quad.close();
+      await db.drop();
+      removeConfigDir();
+      throw err;
+    })
+    : quad.orm;
   t.teardown(async () => {
     await quad.close();
+    if (ownerOrm !== quad.orm) await ownerOrm.close();
     await db.drop();
     removeConfigDir();
   });
   const address = quad.app?.server.address();
   return {
     ...quad,
+    orm: ownerOrm,
+    serviceOrm: quad.orm,
     get api() {
       if (!quad.app) throw new Error(`role ${options.role} has no API`);
       return quad.app;
     },
     url: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : '',
     databaseUrl: db.url,
-    createOrg: (fields) => createOrg(quad.orm, fields),
+    createOrg: (fields) => createOrg(ownerOrm, fields),
     updateOrg: async (orgId, fields) => {
-      await quad.orm.em.fork().nativeUpdate(Organization, { id: orgId }, fields);
+      await ownerOrm.em.fork().nativeUpdate(Organization, { id: orgId }, fields);
       quad.orgs.invalidate(orgId);
     },
-    waitForRun: (runId, timeoutMs) => waitForRun(quad.orm, runId, timeoutMs),
+    waitForRun: (runId, timeoutMs) => waitForRun(ownerOrm, runId, timeoutMs),
     routes: (prefix = '') => routeList(quad.app!, prefix),
     emFor: (orgId) => forkFor(quad.orm, orgId),
     async runJob(name, payload, orgId) {
       const job = quad.services.registry.jobs.get(name);
       if (!job) throw new Error(`No job "${name}" is declared`);
-      const org = orgId === null ? null : await quad.orm.em.fork().findOneOrFail(Organization, { id: orgId });
+      const org = orgId === null ? null : await ownerOrm.em.fork().findOneOrFail(Organization, { id: orgId });
       const em = orgId === null ? quad.orm.em.fork() : forkFor(quad.orm, orgId);
       await job.handler(withDb({ em, org, payload, services: quad.services, log: quad.log, attempt: 1, runKey: `test:${randomUUID()}` }) as unknown as Parameters<typeof job.handler>[0]);
     },
-    issueToken: (orgId, request) => issueToken(quad.orm.em.fork(), quad.services, orgId,
+    issueToken: (orgId, request) => issueToken(forkFor(quad.orm, orgId), quad.services, orgId,
       { name: 'test', kind: 'app', ...request }, { kind: 'officer', actor: 'officer:test' }),
   };
 }

@@ -7,7 +7,6 @@
 // The MCP SDK (and zod) is half a second of loading: mcp-session.ts holds what uses it, loaded when the server starts
 // listening or on the first /mcp request, so a process that never serves MCP (tests on inject) never loads it.
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { internalErrorBody, knownError, retryAfterOf } from '../http/errors.js';
 import { routeNotFound } from '../http/error-handler.js';
 import { requestIdOf } from '../http/request-id.js';
@@ -23,7 +22,6 @@ import type { McpSessions } from './mcp-session.js';
 const ErrorCode = { ParseError: -32700, InvalidRequest: -32600, InternalError: -32603 } as const;
 
 export interface McpOptions {
-  orm: MikroORM;
   orgs: OrgCache;
   machineTokens: MachineTokenCache;
   tools: ToolService;
@@ -116,7 +114,7 @@ export async function buildMcpApp(options: McpOptions): Promise<FastifyInstance>
   app.all('/mcp', async (request, reply) => {
     const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     if (!presented) return refuse(reply, 'Send Authorization: Bearer <machine token>');
-    const check = await options.machineTokens.verify(options.orm, presented);
+    const check = await options.machineTokens.verify(options.tools.services, presented);
     if (!check.ok) return refuse(reply, check.why === 'unknown' ? 'Invalid token' : `Token ${check.why}`);
     const org = await options.orgs.find(String(check.token.organization.id));
     if (!org) return refuse(reply, 'The token\'s org no longer exists');

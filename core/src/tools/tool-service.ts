@@ -11,7 +11,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import '../http/formats.js';
 import type { TSchema } from '@sinclair/typebox';
 import { DeferredTransaction } from '../db/deferred-transaction.js';
-import { forkFor, poolClient, rawQuery, type RawQuery } from '../db/orm.js';
+import { LRUCache } from 'lru-cache';
+import { forkFor, poolClient, rawQueryOn } from '../db/orm.js';
 import { withDb } from '../db/org-db.js';
 import { storableText } from '../db/storable-text.js';
 import { auditStatement, audited } from '../events/audit.js';
@@ -84,10 +85,12 @@ export class ToolService {
   private readonly listings = new WeakMap<RegisteredTool, ToolListing>();
   private sorted: RegisteredTool[] | null = null;
 
-  /** Prepared statements on the ORM's pool, outside any transaction. */
-  private readonly pool: RawQuery;
-  /** Where the limits engine reads limit values, and remote tools the org's secrets (raw statements naming the org). */
-  private readonly reads: EntityManager;
+  /**
+   * Per org, where the limits engine reads limit values and use, remote tools the org's secrets, and a refused
+   * call is audited: an EntityManager bound to the org, outside the call's transaction. Kept for the orgs called
+   * most recently (a fork and its binding cost more than a cached read).
+   */
+  private readonly reads = new LRUCache<number, EntityManager>({ max: 1000 });
   /** Remote integrations' tools. */
   readonly remote: RemoteTools;
 
@@ -96,9 +99,13 @@ export class ToolService {
     /** Where each call's outcome and time are recorded. Default: nowhere. */
     private readonly metrics?: Metrics,
   ) {
-    this.pool = rawQuery(orm);
-    this.reads = forkFor(orm);
     this.remote = new RemoteTools(services, log);
+  }
+
+  private readsOf(orgId: number): EntityManager {
+    let em = this.reads.get(orgId);
+    if (!em) this.reads.set(orgId, (em = forkFor(this.orm, orgId)));
+    return em;
   }
 
   /** May this token call this tool for this org now? */
@@ -133,11 +140,11 @@ export class ToolService {
     const unavailable: ToolEntries['unavailable'] = [];
     const keys = this.remote.granted(org, caller);
     if (!keys.length) return { tools, unavailable };
-    const states = await this.remote.states(this.reads, org.id);
+    const states = await this.remote.states(this.readsOf(org.id), org.id);
     await Promise.all(keys.map(async (key) => {
       const scope = this.remote.grantingScope(org, caller.scopes, key)!.name;
       try {
-        const listing = await this.remote.listing(this.reads, org.id, key, states.get(key)!);
+        const listing = await this.remote.listing(this.readsOf(org.id), org.id, key, states.get(key)!);
         for (const t of listing?.tools ?? []) {
           if (toolPatternsAllow(caller.limits[key]?.tools, t.name)) tools.push({ listing: t.listing, scope, integration: key, remote: true });
         }
@@ -244,8 +251,8 @@ export class ToolService {
     const limits = caller.limits[integration];
     if (!this.remote.grantingScope(org, caller.scopes, integration) || !toolPatternsAllow(limits?.tools, name)) return this.refuse(audit, unknownTool(name));
     return this.counted(audit, requestId, async () => {
-      const states = await this.remote.states(this.reads, org.id);
-      const listing = await this.remote.listing(this.reads, org.id, integration, states.get(integration)!);
+      const states = await this.remote.states(this.readsOf(org.id), org.id);
+      const listing = await this.remote.listing(this.readsOf(org.id), org.id, integration, states.get(integration)!);
       const tool = listing?.byName.get(name);
       if (!listing || !tool) return unknownTool(name);
       label.tool = name;
@@ -254,7 +261,7 @@ export class ToolService {
       // The repository is read from the arguments the listed schema declares, so the listing comes first.
       const refused = this.remote.repoRefusal(tool, limits?.repos, args);
       if (refused) return refused;
-      return { ok: true, result: await this.remote.call(this.reads, org.id, tool, args), remote: true };
+      return { ok: true, result: await this.remote.call(this.readsOf(org.id), org.id, tool, args), remote: true };
     });
   }
 
@@ -267,7 +274,7 @@ export class ToolService {
     const { org, caller, name } = audit;
     const transaction = new DeferredTransaction(poolClient(this.orm), org.id);
     try {
-      const use = await this.services.limits.checkRate(this.reads, org.id, CALLS_PER_MINUTE);
+      const use = await this.services.limits.checkRate(this.readsOf(org.id), org.id, CALLS_PER_MINUTE);
       const log = this.log;
       let em: EntityManager | undefined;
       let child: FastifyBaseLogger | undefined;
@@ -309,7 +316,7 @@ export class ToolService {
 
   /** Audit a call that ran nothing (or was rolled back) on its own, and answer it. */
   private async refuse(audit: AuditFields, outcome: ToolOutcome): Promise<ToolOutcome> {
-    await this.pool(auditStatement(auditEntry(audit, outcome)))
+    await rawQueryOn(this.readsOf(audit.org.id))(auditStatement(auditEntry(audit, outcome)))
       .catch((err) => this.log.error({ err }, 'could not audit a tool call'));
     return outcome;
   }

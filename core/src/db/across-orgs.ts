@@ -1,0 +1,100 @@
+// The one named path for work across orgs (README "Org isolation"): superadmin routes, sweeps and schedulers that
+// iterate orgs, the CLI, the rows of no org (a superadmin's audit, an error before its org was known) and reads of
+// `shared` tables across orgs. Everything else reaches org tables through the org-bound handle (`db`), whose
+// statements row-level security keeps in their org.
+//
+//   const due = await services.acrossOrgs('uptime.sweep', (all) =>
+//     all.sql<{ id: number; organization_id: number }>`select id, organization_id from uptime_monitors where next_at <= now()`);
+//
+// Its statements run as the database's owner (DATABASE_URL), whose policy `quad_owner` lets it through, on a small
+// pool of its own, in one transaction per call; the service role that module code runs as cannot switch that on by
+// itself. Each use logs its reason at debug level and counts it in `quad_across_orgs_total{reason}`, so a reviewer
+// finds every use by grepping for `acrossOrgs(` and an operator sees how often each happens. Per-org work found by a
+// sweep goes back onto the ordinary path (a fork bound to that org), not through here.
+import type { EntityManager, Knex, MikroORM } from '@mikro-orm/postgresql';
+import { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import { DeferredTransaction } from './deferred-transaction.js';
+import { orgDb, SqlHandle, type OrgDb } from './org-db.js';
+import { forkFor } from './orm.js';
+import { ORG_FILTER } from './org-owned.js';
+
+/** A reason: `<module>.<what>`, written in code (a metric label: never anything a caller chose). */
+const REASON = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
+
+/** Connections of the owner's pool: cross-org work is rare and short. */
+const OWNER_POOL_MAX = 2;
+
+/**
+ * The cross-org path's handle: `sql`, `one`, `run` and `query` as on the org-bound handle, and `em`, whose finds see
+ * every org's rows (the org filter is off). All of it in the call's one transaction.
+ */
+export class AcrossOrgsDb extends SqlHandle {
+  /** @internal */
+  constructor(em: EntityManager, private readonly orm: MikroORM) {
+    super(em);
+  }
+
+  /**
+   * The org-bound handle of one org a sweep found: the ordinary path (the service role, row-level security), not
+   * this transaction, so it may be used after the cross-org work returned (a check, a post, a crawl of that org).
+   */
+  forOrg(orgId: number): OrgDb {
+    return orgDb(forkFor(this.orm, orgId));
+  }
+}
+
+export type AcrossOrgsWork<T> = (db: AcrossOrgsDb) => Promise<T>;
+
+export interface CrossOrgCounter { acrossOrgs(reason: string): void }
+
+export class AcrossOrgs {
+  private constructor(
+    private readonly orm: MikroORM,
+    private readonly owner: Knex.Client,
+    /** The owner's own pool (closed with the path), when the ORM runs as another role. */
+    private readonly ownPool: PostgreSqlConnection | null,
+    private readonly log: FastifyBaseLogger,
+    private readonly counter: CrossOrgCounter | null,
+  ) {}
+
+  /**
+   * The path for an ORM connected as `ownerUrl`'s role itself (no service role), or as the service role: then a
+   * pool of its own connects as the owner.
+   */
+  static async open(orm: MikroORM, options: { ownerUrl: string; separateOwner: boolean; log: FastifyBaseLogger; counter?: CrossOrgCounter }): Promise<AcrossOrgs> {
+    if (!options.separateOwner) return new AcrossOrgs(orm, orm.em.getConnection().getKnex().client, null, options.log, options.counter ?? null);
+    const connection = new PostgreSqlConnection(orm.config, {
+      clientUrl: options.ownerUrl,
+      driverOptions: { ...orm.config.get('driverOptions'), pool: { min: 0, max: OWNER_POOL_MAX } },
+    }, 'write');
+    await connection.connect();
+    return new AcrossOrgs(orm, connection.getKnex().client, connection, options.log, options.counter ?? null);
+  }
+
+  /**
+   * `work` across orgs, in one transaction as the owner: committed when it resolves (after its EntityManager's
+   * flush), rolled back when it throws. `reason` says why, as `<module>.<what>` (`uptime.sweep`, `core.superadmin`).
+   */
+  async run<T>(reason: string, work: AcrossOrgsWork<T>): Promise<T> {
+    if (!REASON.test(reason)) throw new Error(`acrossOrgs: the reason must be "<module>.<what>" in lower case, not ${JSON.stringify(reason)}`);
+    this.log.debug({ reason }, 'work across orgs');
+    this.counter?.acrossOrgs(reason);
+    const transaction = new DeferredTransaction(this.owner, null);
+    const em = transaction.enlist(this.orm.em.fork());
+    em.setFilterParams(ORG_FILTER, { acrossOrgs: true });
+    try {
+      const result = await work(new AcrossOrgsDb(em, this.orm));
+      await em.flush();
+      await transaction.commit();
+      return result;
+    } catch (err) {
+      await transaction.rollback();
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.ownPool?.close(true);
+  }
+}
