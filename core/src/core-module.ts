@@ -9,13 +9,15 @@ const pruneJob = defineJob({
   name: 'core.prune',
   description: `Deletes job runs finished more than ${JOB_RUNS_KEPT_DAYS} days ago, jobs graphile-worker gave up on more than 7 days ago and report mode's counts older than 2 days.`,
   cron: '23 3 * * *',
-  async handler({ em }) {
-    await em.execute(`delete from job_runs where finished_at < now() - make_interval(days => ?)`, [JOB_RUNS_KEPT_DAYS]);
-    // The start's warning reads the last day of report mode's counts.
-    await em.execute(`delete from access_would_deny where hour < now() - interval '2 days'`);
-    // graphile-worker deletes jobs that succeed but keeps those that failed for good (PITFALLS.md).
-    await em.execute(`delete from graphile_worker._private_jobs
-      where attempts >= max_attempts and locked_at is null and updated_at < now() - interval '7 days'`);
+  async handler({ services }) {
+    await services.acrossOrgs('core.prune', async (all) => {
+      await all.run`delete from job_runs where finished_at < now() - make_interval(days => ${JOB_RUNS_KEPT_DAYS})`;
+      // The start's warning reads the last day of report mode's counts.
+      await all.run`delete from access_would_deny where hour < now() - interval '2 days'`;
+      // graphile-worker deletes jobs that succeed but keeps those that failed for good (PITFALLS.md).
+      await all.run`delete from graphile_worker._private_jobs
+        where attempts >= max_attempts and locked_at is null and updated_at < now() - interval '7 days'`;
+    });
   },
 });
 

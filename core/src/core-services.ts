@@ -9,7 +9,7 @@ import type { Settings } from './config/schema.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import type { AuditInput } from './events/audit.js';
 import type { RawQuery } from './db/raw-query.js';
-import type { AcrossOrgsWork } from './db/across-orgs.js';
+import type { OrgDb, SqlHandle } from './db/org-db.js';
 import type {
   EmittedEvent, IntegrationDecl, JobDecl, LimitDecl, Module, ScopeDecl, ToolDecl,
 } from './modules/types.js';
@@ -225,7 +225,8 @@ export interface SecretsService {
   connected(em: EntityManager, orgId: number, integration: string): Promise<boolean>;
   connectedIntegrations(em: EntityManager, orgId: number): Promise<Set<string>>;
   integrations(em: EntityManager, orgId: number): Promise<IntegrationStatus[]>;
-  rotate(em: EntityManager, options?: { batch?: number }): Promise<RotateResult>;
+  /** Re-encrypt every org's secrets that are not on the first key: cross-org work (`services.acrossOrgs`). */
+  rotate(all: AcrossOrgsDb, options?: { batch?: number }): Promise<RotateResult>;
   /**
    * Encrypt a module's own value (a sensitive memory, say) with the newest SECRETS_KEY, bound to `context` — start it
    * with the module's name and name the owner, e.g. `agents.memory:<org>:<member>` — so it opens only under the same
@@ -255,6 +256,20 @@ export interface MemberSignInService {
 
 // ---------------------------------------------------------------------------------------------------------------
 // CoreServices.
+
+/**
+ * The cross-org path's handle (services.acrossOrgs): `sql`, `one`, `run` and `query` as on the org-bound handle,
+ * and `em`, whose finds see every org's rows, all in the call's one transaction as the database's owner.
+ */
+export interface AcrossOrgsDb extends SqlHandle {
+  /**
+   * The org-bound handle of one org a sweep found: the ordinary path (the service role, row-level security), not
+   * the cross-org transaction, so it may be used after the cross-org work returned.
+   */
+  forOrg(orgId: number): OrgDb;
+}
+
+export type AcrossOrgsWork<T> = (db: AcrossOrgsDb) => Promise<T>;
 
 export interface DegradedFeature { module: string; extension: string; without: string }
 

@@ -8,7 +8,7 @@ export type {
 } from './modules/types.js';
 export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
 export { OrgDb, orgDb, withDb } from './db/org-db.js';
-export type { AcrossOrgsDb, AcrossOrgsWork } from './db/across-orgs.js';
+export type { AcrossOrgsDb, AcrossOrgsWork } from './core-services.js';
 export { sql, SqlFragment } from './db/sql.js';
 export type { TableTenancy } from './modules/types.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';

@@ -92,7 +92,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     : (await migrate(url, registry.modules, (msg) => log.info(msg), { serviceRole })).extensions;
   // Module code's statements run as the service role, under row-level security (README "Org isolation").
   const ormUrl = serviceRole ? serviceUrl(url, serviceRole) : url;
-  if (!serviceRole && settings.NODE_ENV === 'production') await warnBypassingRole(url, (line) => log.warn(line));
+  if (!serviceRole) await checkBypassingRole(url, settings.NODE_ENV === 'production', (line) => log.warn(line));
 
   const vector = await vectorStatus(url, wanted.includes('vector') ? extensions.vector : undefined, options.vectorReason);
 
@@ -176,20 +176,22 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
 }
 
 /**
- * In production the service should not pass row-level security: a superuser or BYPASSRLS role is warned about,
- * naming the fix. (It becomes a refusal once every module reaches its tables through the org-bound handle and
- * DATABASE_SERVICE_ROLE is on by default: issue 40.)
+ * Without a service role, module code runs as DATABASE_URL's role: when that role passes every policy (a superuser
+ * or BYPASSRLS), row-level security keeps no org's rows from another. Production refuses to start so; elsewhere it
+ * is warned about. Both name the fix.
  */
-async function warnBypassingRole(url: string, warn: (line: string) => void): Promise<void> {
+async function checkBypassingRole(url: string, production: boolean, warn: (line: string) => void): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  let role: string | null;
   try {
-    const role = await bypassingRole(client);
-    if (role) {
-      warn(`DATABASE_URL: its role "${role}" is a superuser or has BYPASSRLS, so row-level security does not keep orgs apart; `
-        + 'set DATABASE_SERVICE_ROLE (e.g. quad_service) for Quad to make and use a role without either');
-    }
+    role = await bypassingRole(client);
   } finally {
     await client.end();
   }
+  if (!role) return;
+  const line = `DATABASE_URL: its role "${role}" is a superuser or has BYPASSRLS and DATABASE_SERVICE_ROLE is empty, so row-level `
+    + 'security would not keep orgs apart; set DATABASE_SERVICE_ROLE (e.g. quad_service) for Quad to make and use a role without either';
+  if (production) throw new ConfigError([line]);
+  warn(line);
 }

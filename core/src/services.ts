@@ -5,7 +5,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import type { Settings } from './config/schema.js';
-import type { CoreServices, EventInput, LimitsService, ModuleRegistry, SecretsService, ServiceRef, StartOptions, VectorStatus } from './core-services.js';
+import type { AcrossOrgsWork, CoreServices, EventInput, LimitsService, ModuleRegistry, SecretsService, ServiceRef, StartOptions, VectorStatus } from './core-services.js';
 import { EventPipeline } from './events/events.js';
 import { clearProblem, raiseProblem } from './events/problems.js';
 import { recordAudit } from './events/audit.js';
@@ -15,7 +15,7 @@ import { ManifestError } from './modules/registry.js';
 import type { DiscordClient } from './adapters/discord/index.js';
 import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
 import { memberSignIn } from './auth/module-sign-in.js';
-import type { AcrossOrgs, AcrossOrgsWork } from './db/across-orgs.js';
+import type { AcrossOrgs } from './db/across-orgs.js';
 
 export type { CoreServices, DegradedFeature, VectorStatus } from './core-services.js';
 

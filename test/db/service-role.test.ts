@@ -35,11 +35,14 @@ t.test('the service connects as the role: no superuser, no BYPASSRLS, org rows o
   t.equal(bound[0]!.n, 1, 'bound to the org, it does');
 });
 
-t.test('in production, a service that would pass row-level security is warned about', async (t) => {
+t.test('a service that would pass row-level security: refused in production, warned about elsewhere', async (t) => {
+  const production = { NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(48) };
+  await t.rejects(startTestApp(t, { role: 'api', config: { ...production, DATABASE_SERVICE_ROLE: '' } }),
+    /DATABASE_URL: its role "postgres" is a superuser or has BYPASSRLS and DATABASE_SERVICE_ROLE is empty, .*set DATABASE_SERVICE_ROLE/);
   const logs = captureLogs();
-  await startTestApp(t, { logger: logs.logger, role: 'api', config: { NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(48) } });
-  t.ok(logs.messages().some((m) => /^DATABASE_URL: its role "postgres" is a superuser or has BYPASSRLS, .*set DATABASE_SERVICE_ROLE/.test(m)));
+  await startTestApp(t, { logger: logs.logger, role: 'api', config: { DATABASE_SERVICE_ROLE: '' } });
+  t.ok(logs.messages().some((m) => /^DATABASE_URL: its role "postgres" is a superuser or has BYPASSRLS/.test(m)), 'in development and tests, a warning');
   const quiet = captureLogs();
-  await startTestApp(t, { logger: quiet.logger, role: 'api', config: { NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(48), DATABASE_SERVICE_ROLE: ROLE } });
+  await startTestApp(t, { logger: quiet.logger, role: 'api', config: { ...production, DATABASE_SERVICE_ROLE: ROLE } });
   t.notOk(quiet.messages().some((m) => m.startsWith('DATABASE_URL: its role')), 'not with a service role');
 });

@@ -59,7 +59,7 @@ t.test('without SECRETS_KEY setting and reading values is 503; listing and delet
   const em = quad.orm.em.fork();
   await t.rejects(store.get(em, org.id, 'forge.token'), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
   await t.rejects(store.set(em, org.id, 'forge.token', v), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
-  await t.rejects(store.rotate(em), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
+  await t.rejects(quad.services.acrossOrgs('test.rotate', (all) => store.rotate(all)), { name: 'HttpError', statusCode: 503, reason: 'secrets_unconfigured' });
   t.same([...await store.names(em, org.id)], []);
   t.equal(await store.connected(em, org.id, 'forge'), false);
 

@@ -42,7 +42,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const b = request.body;
-    const org = await createOrg(request.em, registry, discord, { prefix: b.prefix, name: b.name, guildId: b.guild_id, officerRoleId: b.officer_role_id, description: b.description }, actor(request));
+    // No org yet to bind to: made, with its audit row, on the cross-org path.
+    const org = await app.quad.acrossOrgs('core.superadmin', ({ em }) => createOrg(em, registry, discord, { prefix: b.prefix, name: b.name, guildId: b.guild_id, officerRoleId: b.officer_role_id, description: b.description }, actor(request)));
     return reply.code(201).send(orgView(org));
   });
 
@@ -51,7 +52,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['superadmin'], summary: 'Remove an org and all its data (one transaction)', params: OrgParams, response: { 200: Type.Object({ removed: Type.String() }), 404: ErrorBody } },
   }, async (request) => {
     const orgId = request.org!.id;
-    const { prefix } = await removeOrg(request.em, orgId, actor(request));
+    // Its audit row outlives it, as a row of no org.
+    const { prefix } = await app.quad.acrossOrgs('core.superadmin', ({ em }) => removeOrg(em, orgId, actor(request)));
     app.orgs.invalidate(orgId);
     return { removed: prefix };
   });
@@ -118,8 +120,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { tags: ['superadmin'], summary: 'Load, memory, disk, database size, container memory, job queue and bot; sampled every 30 s' },
   }, async () => health.sample());
 
-  /** The org filter bound to one org, or turned off to read every org's rows. */
-  const orgScope = async (request: { em: typeof app.quad.orm.em; query: { org?: string } }) => {
+  /** One org's rows, or every org's (and those of no org): read on the cross-org path. */
+  const orgScope = async (request: { query: { org?: string } }) => {
     if (!request.query.org) return { where: {}, options: { filters: { org: false } } };
     const org = await app.orgs.find(request.query.org);
     return { where: { organization: org?.id ?? -1 }, options: { filters: { org: false } } };
@@ -134,7 +136,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { page, per_page } = request.query;
     const scope = await orgScope(request);
-    const [rows, total] = await request.em.findAndCount(AuditEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, ...pageWindow(request.query) });
+    const [rows, total] = await app.quad.acrossOrgs('core.superadmin', ({ em }) => em.findAndCount(AuditEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, ...pageWindow(request.query) }));
     return {
       items: rows.map((r) => ({ id: r.id, org_id: r.organization?.id ?? null, actor: r.actor, action: r.action, details: r.details, created_at: r.createdAt.toISOString() })),
       page, per_page, total,
@@ -156,7 +158,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => {
     const { page, per_page } = request.query;
     const scope = await orgScope(request);
-    const [rows, total] = await request.em.findAndCount(ErrorEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, ...pageWindow(request.query) });
+    const [rows, total] = await app.quad.acrossOrgs('core.superadmin', ({ em }) => em.findAndCount(ErrorEntry, scope.where, { ...scope.options, orderBy: { id: 'desc' }, ...pageWindow(request.query) }));
     return {
       items: rows.map((r) => ({
         id: r.id, org_id: r.organization?.id ?? null, source: r.source, origin: r.origin, request_id: r.requestId ?? null, message: r.message,

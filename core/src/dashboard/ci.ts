@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { GitHubRequestError, isRepoName, type GitHubClient, type WorkflowRun } from '../adapters/github/index.js';
 import { badRequest } from '../http/errors.js';
 import { getOrgConfig, setOrgConfig } from '../orgs/org-config.js';
+import { orgDbFor, type OrgDb } from '../db/org-db.js';
 import type { SecretsService as SecretStore } from '../core-services.js';
 
 export const CI_REPOS_KEY = 'dashboard.ci_repos';
@@ -50,9 +51,8 @@ export class CiRuns {
     const list = normaliseRepos(repos);
     await setOrgConfig(em, orgId, CI_REPOS_KEY, list.length ? list : null);
     const keep = list.map((r) => r.toLowerCase());
-    await em.execute(
-      `delete from dashboard_ci_cache where organization_id = ?${keep.length ? ` and repo not in (${keep.map(() => '?').join(', ')})` : ''}`,
-      [orgId, ...keep]);
+    const db = orgDbFor(em, orgId);
+    await db.run`delete from dashboard_ci_cache where ${db.inOrg()} and not (repo = any(${keep}::text[]))`;
     return list;
   }
 
@@ -73,13 +73,12 @@ export class CiRuns {
     if (!repos.length) return { repos: [], cache_seconds: CI_CACHE_SECONDS };
     const token = await this.token(em, orgId);
     const keys = repos.map((r) => r.toLowerCase());
-    const cached = await em.execute<CacheRow[]>(
-      `select repo, fetched_at, runs, error from dashboard_ci_cache
-       where organization_id = ? and with_token = ? and fetched_at > now() - make_interval(secs => ?)
-         and repo in (${keys.map(() => '?').join(', ')})`,
-      [orgId, token !== null, CI_CACHE_SECONDS, ...keys]);
+    const db = orgDbFor(em, orgId);
+    const cached = await db.sql<CacheRow>`select repo, fetched_at, runs, error from dashboard_ci_cache
+       where ${db.inOrg()} and with_token = ${token !== null} and fetched_at > now() - make_interval(secs => ${CI_CACHE_SECONDS})
+         and repo = any(${keys}::text[])`;
     const byRepo = new Map(cached.map((row) => [row.repo, row]));
-    const fresh = await Promise.all(repos.filter((r) => !byRepo.has(r.toLowerCase())).map((repo) => this.fetch(em, orgId, repo, token)));
+    const fresh = await Promise.all(repos.filter((r) => !byRepo.has(r.toLowerCase())).map((repo) => this.fetch(db, repo, token)));
     for (const row of fresh) byRepo.set(row.repo, row);
     return {
       repos: repos.map((repo) => {
@@ -90,7 +89,7 @@ export class CiRuns {
     };
   }
 
-  private async fetch(em: EntityManager, orgId: number, repo: string, token: string | null): Promise<CacheRow> {
+  private async fetch(db: OrgDb, repo: string, token: string | null): Promise<CacheRow> {
     let runs: WorkflowRun[] = [];
     let error: CiError | null = null;
     try {
@@ -99,16 +98,14 @@ export class CiRuns {
       error = err instanceof GitHubRequestError
         ? { reason: err.reason, message: err.message }
         : { reason: 'unavailable', message: err instanceof Error ? err.message : 'GitHub is unavailable' };
-      this.log.info(`dashboard CI: ${repo} for org ${orgId}: ${error.message}`);
+      this.log.info(`dashboard CI: ${repo} for org ${db.org}: ${error.message}`);
     }
     // Errors are cached like runs: a missing repo or an outage costs one GitHub call per 120 s, not one per view.
-    const [row] = await em.execute<CacheRow[]>(
-      `insert into dashboard_ci_cache (organization_id, repo, with_token, fetched_at, runs, error)
-       values (?, ?, ?, now(), ?::jsonb, ?::jsonb)
+    const row = await db.one<CacheRow>`insert into dashboard_ci_cache (organization_id, repo, with_token, fetched_at, runs, error)
+       values (${db.org}, ${repo.toLowerCase()}, ${token !== null}, now(), ${JSON.stringify(runs)}::jsonb, ${error ? JSON.stringify(error) : null}::jsonb)
        on conflict (organization_id, repo) do update
          set with_token = excluded.with_token, fetched_at = excluded.fetched_at, runs = excluded.runs, error = excluded.error
-       returning repo, fetched_at, runs, error`,
-      [orgId, repo.toLowerCase(), token !== null, JSON.stringify(runs), error ? JSON.stringify(error) : null]);
-    return row;
+       returning repo, fetched_at, runs, error`;
+    return row!;
   }
 }

@@ -17,6 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DeferredTransaction } from './deferred-transaction.js';
 import { orgDb, SqlHandle, type OrgDb } from './org-db.js';
 import { forkFor } from './orm.js';
+import type { AcrossOrgsDb, AcrossOrgsWork } from '../core-services.js';
 import { ORG_FILTER } from './org-owned.js';
 
 /** A reason: `<module>.<what>`, written in code (a metric label: never anything a caller chose). */
@@ -25,26 +26,16 @@ const REASON = /^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$/;
 /** Connections of the owner's pool: cross-org work is rare and short. */
 const OWNER_POOL_MAX = 2;
 
-/**
- * The cross-org path's handle: `sql`, `one`, `run` and `query` as on the org-bound handle, and `em`, whose finds see
- * every org's rows (the org filter is off). All of it in the call's one transaction.
- */
-export class AcrossOrgsDb extends SqlHandle {
-  /** @internal */
+/** The cross-org path's handle (its type is the plugin API's: core-services.ts). The org filter is off on `em`. */
+class CrossOrgHandle extends SqlHandle implements AcrossOrgsDb {
   constructor(em: EntityManager, private readonly orm: MikroORM) {
     super(em);
   }
 
-  /**
-   * The org-bound handle of one org a sweep found: the ordinary path (the service role, row-level security), not
-   * this transaction, so it may be used after the cross-org work returned (a check, a post, a crawl of that org).
-   */
   forOrg(orgId: number): OrgDb {
     return orgDb(forkFor(this.orm, orgId));
   }
 }
-
-export type AcrossOrgsWork<T> = (db: AcrossOrgsDb) => Promise<T>;
 
 export interface CrossOrgCounter { acrossOrgs(reason: string): void }
 
@@ -84,7 +75,7 @@ export class AcrossOrgs {
     const em = transaction.enlist(this.orm.em.fork());
     em.setFilterParams(ORG_FILTER, { acrossOrgs: true });
     try {
-      const result = await work(new AcrossOrgsDb(em, this.orm));
+      const result = await work(new CrossOrgHandle(em, this.orm));
       await em.flush();
       await transaction.commit();
       return result;

@@ -88,6 +88,16 @@ export function orgDb(em: EntityManager): OrgDb {
   return db;
 }
 
+/**
+ * The handle for work on `orgId`'s rows through `em`, which must be bound to that org: how a core service given an
+ * EntityManager and an org id (secrets, limits, org config, events) reaches the org's tables.
+ */
+export function orgDbFor(em: EntityManager, orgId: number): OrgDb {
+  const db = orgDb(em);
+  if (db.org !== orgId) throw new Error(`This EntityManager is bound to org ${db.org}, not to org ${orgId}`);
+  return db;
+}
+
 /** A context (of a tool, job, event handler or dashboard section) with `db`: its EntityManager's handle, made on
  *  first use (a context whose work sends no SQL of its own pays nothing for it). */
 export function withDb<C extends { em: EntityManager }>(context: C): C & { readonly db: OrgDb } {

@@ -65,7 +65,4 @@ export function rawQuery(orm: MikroORM | EntityManager): RawQuery {
   return onClient(('em' in orm ? orm.em : orm).getConnection().getKnex().client);
 }
 
-/** Raw prepared SQL on the connection `em` works on: its transaction's when it has one, else the pool's. */
-export function rawQueryOn(em: EntityManager): RawQuery {
-  return onClient((em.getTransactionContext<Knex.Transaction>() ?? em.getConnection().getKnex()).client);
-}
+export { rawQueryOn } from './raw-query.js';

@@ -1,7 +1,7 @@
 // Raw prepared SQL on a knex client (the ORM's pool, or a transaction's connection), for the core's hot lookups and
 // the driver's prepared finds. No ORM import here: the org cache and the revocation list use these types without
 // importing the ORM setup (no import cycle through a runtime file).
-import type { Knex } from '@mikro-orm/postgresql';
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { isBoundClient } from './org-binding.js';
 
 import type { PreparedQuery, Statement, StatementResult } from './statement.js';
@@ -28,4 +28,9 @@ export function statementsOn(client: Knex.Client): <R>(statement: Statement) => 
 export function onClient(client: Knex.Client): RawQuery {
   const send = statementsOn(client);
   return async <R>(query: PreparedQuery) => (await send<R>(query)).rows;
+}
+
+/** Raw prepared SQL on the connection `em` works on: its transaction's (or binding's) when it has one, else the pool's. */
+export function rawQueryOn(em: EntityManager): RawQuery {
+  return onClient((em.getTransactionContext<Knex.Transaction>() ?? em.getConnection().getKnex()).client);
 }

@@ -1,6 +1,6 @@
 // Row-level security from the manifests' `tables` (README "Org isolation"). An `org` table shows and accepts only
 // the rows of the org its transaction is bound to (org-binding.ts); with no org bound it shows none and accepts
-// none. A `shared` table also shows every org the rows of no org (pages the deployment crawls once for all), which
+// none but rows of no org (where its organization_id may be null: the audit, error and job-run logs). A `shared` table also shows every org the rows of no org (pages the deployment crawls once for all), which
 // only the cross-org path writes. A `global` table has no policy. The policies are forced, so they hold for the
 // tables' owner too, which gets one more policy that lets it see every row: the owner runs the migrations (data
 // fixes included) and, until the service connects as a role of its own, is the role the service runs as. A
@@ -24,7 +24,9 @@ function policy(tenancy: Exclude<TableTenancy, 'global'>, command: Command): { u
   const visible = tenancy === 'shared' ? `(organization_id is null or ${OWN_ROW})` : OWN_ROW;
   switch (command) {
     case 'select': return { using: visible };
-    case 'insert': return { check: OWN_ROW };
+    // A row of no org (a superadmin's audit row, an error before its org was known) may be written in any unit of
+    // work, in its transaction; only the cross-org path reads it. Never into a shared table: every org reads those.
+    case 'insert': return { check: tenancy === 'org' ? `(${OWN_ROW} or organization_id is null)` : OWN_ROW };
     case 'update': return { using: OWN_ROW, check: OWN_ROW };
     case 'delete': return { using: OWN_ROW };
   }

@@ -1,6 +1,6 @@
 // audit(): one row per change, delete, token creation or other officer/machine action.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AuditEntry } from '../entities/logs.js';
+import { rawQueryOn } from '../db/raw-query.js';
 import type { PreparedQuery } from '../db/raw-query.js';
 
 export interface AuditInput {
@@ -12,14 +12,13 @@ export interface AuditInput {
   details?: Record<string, unknown>;
 }
 
-/** Record an action in the caller's transaction, so it is kept exactly when the change is. */
+/**
+ * Record an action in the caller's transaction, so it is kept exactly when the change is. Nothing is read back: a
+ * row of no org (a superadmin's action, an officer's own app token) may be written in any unit of work, but row-level
+ * security shows it to the cross-org path only, so an insert returning it would be refused.
+ */
 export async function recordAudit(em: EntityManager, entry: AuditInput): Promise<void> {
-  await em.insert(AuditEntry, {
-    organization: entry.orgId,
-    actor: entry.actor,
-    action: entry.action,
-    details: entry.details ?? {},
-  });
+  await rawQueryOn(em)(auditStatement(entry));
 }
 
 const auditValues = (entry: AuditInput) => [entry.orgId, entry.actor, entry.action, entry.details ?? {}];

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ORG_FILTER } from '../db/org-owned.js';
 import type { Registry } from '../modules/registry.js';
 import type { EmittedEvent } from '../modules/types.js';
-import type { CoreServices, EventInput } from '../core-services.js';
+import type { AcrossOrgsDb, CoreServices, EventInput } from '../core-services.js';
 import { withDb } from '../db/org-db.js';
 
 /** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
@@ -118,17 +118,12 @@ export class EventPipeline {
 }
 
 /** Every org's events beyond the newest 200 or older than 30 days (the daily events.prune job). */
-export async function pruneAllEvents(em: EntityManager): Promise<number> {
-  const old = await em.execute<{ id: string }[]>(
-    `delete from notifications where category = 'event' and created_at < now() - make_interval(days => ?) returning id`,
-    [EVENT_RETENTION_DAYS],
-  );
-  const over = await em.execute<{ id: string }[]>(
-    `delete from notifications n using (
+export async function pruneAllEvents(all: AcrossOrgsDb): Promise<number> {
+  const old = await all.run`delete from notifications
+    where category = 'event' and created_at < now() - make_interval(days => ${EVENT_RETENTION_DAYS})`;
+  const over = await all.run`delete from notifications n using (
        select id, row_number() over (partition by organization_id order by created_at desc, id desc) as rank
        from notifications where category = 'event') ranked
-     where n.id = ranked.id and ranked.rank > ? returning n.id`,
-    [EVENTS_KEPT_PER_ORG],
-  );
-  return old.length + over.length;
+     where n.id = ranked.id and ranked.rank > ${EVENTS_KEPT_PER_ORG}`;
+  return old + over;
 }

@@ -9,8 +9,8 @@ export const pruneEventsJob = defineJob({
   description: `Deletes events older than ${EVENT_RETENTION_DAYS} days and beyond the newest ${EVENTS_KEPT_PER_ORG} of each org (problems stay).`,
   cron: '17 4 * * *',
   maxAttempts: 3,
-  async handler({ em, log }) {
-    const deleted = await pruneAllEvents(em);
+  async handler({ services, log }) {
+    const deleted = await services.acrossOrgs('events.prune', pruneAllEvents);
     log.info(`events.prune deleted ${deleted} events`);
   },
 });

@@ -9,11 +9,10 @@ export const pruneJob = defineJob({
   name: 'limits.prune',
   description: `Deletes rate-limit counters (usage_counters) whose window started more than ${COUNTER_RETENTION_DAYS} days ago.`,
   cron: '41 3 * * *',
-  async handler({ em, log }) {
-    const deleted = await em.getConnection().execute(
-      `delete from usage_counters where window_start < now() - interval '${COUNTER_RETENTION_DAYS} days'`, [], 'run',
-    );
-    log.info(`limits.prune deleted ${(deleted as { affectedRows?: number }).affectedRows ?? 0} counters`);
+  async handler({ services, log }) {
+    const deleted = await services.acrossOrgs('limits.prune', (all) =>
+      all.run`delete from usage_counters where window_start < now() - make_interval(days => ${COUNTER_RETENTION_DAYS})`);
+    log.info(`limits.prune deleted ${deleted} counters`);
   },
 });
 

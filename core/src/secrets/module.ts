@@ -8,8 +8,8 @@ export const rotateJob = defineJob({
   description: 'Re-encrypts every org secret that is not on the first SECRETS_KEY with it; idempotent.',
   once: () => 'all',
   maxAttempts: 1,
-  async handler({ em, services, log }) {
-    const { rotated, current } = await services.secrets.rotate(em);
+  async handler({ services, log }) {
+    const { rotated, current } = await services.acrossOrgs('secrets.rotate', (all) => services.secrets.rotate(all));
     log.info(`secrets.rotate: re-encrypted ${rotated} secret(s) with key ${services.secrets.currentKeyId}; ${current} already on it`);
   },
 });

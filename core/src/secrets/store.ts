@@ -3,7 +3,7 @@
 // explicitly (raw SQL, which the org filter does not cover), so one org never reads another's rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, HttpError } from '../http/errors.js';
-import type { DeclaredSecret, IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
+import type { AcrossOrgsDb, DeclaredSecret, IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
 import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, sealedAad, secretAad, type SecretKey } from './crypto.js';
 
 export const MAX_SECRET_LENGTH = 8192;
@@ -162,34 +162,29 @@ export class SecretStore implements SecretsService {
    * SECRETS_KEY). Keeps updated_at and updated_by. Idempotent; a row changed meanwhile is left to its writer.
    * Throws SecretDecryptError when a row's key is no longer listed (nothing after it is lost: run again once fixed).
    */
-  async rotate(em: EntityManager, options: { batch?: number } = {}): Promise<RotateResult> {
+  async rotate(all: AcrossOrgsDb, options: { batch?: number } = {}): Promise<RotateResult> {
     const keys = this.requireKeys();
     const current = keys[0].id;
     const batch = options.batch ?? 500;
     let rotated = 0;
     let after: [number, string] = [0, ''];
     for (;;) {
-      const rows = await em.execute<Row[]>(
-        `select organization_id, name, ciphertext from org_secrets
-         where key_id <> ? and (organization_id, name) > (?, ?)
-         order by organization_id, name limit ?`,
-        [current, after[0], after[1], batch]);
+      const rows = await all.sql<Row>`select organization_id, name, ciphertext from org_secrets
+         where key_id <> ${current} and (organization_id, name) > (${after[0]}::int, ${after[1]}::text)
+         order by organization_id, name limit ${batch}`;
       for (const row of rows) {
         const aad = secretAad(row.organization_id, row.name);
         const plain = decryptSecret(keys, row.ciphertext, aad, `"${row.name}" of org ${row.organization_id}`);
         const next = encryptSecret(keys, plain, aad);
-        const done = await em.execute<{ name: string }[]>(
-          `update org_secrets set ciphertext = ?, key_id = ?
-           where organization_id = ? and name = ? and ciphertext = ? returning name`,
-          [next.ciphertext, next.keyId, row.organization_id, row.name, row.ciphertext]);
-        rotated += done.length;
+        rotated += await all.run`update org_secrets set ciphertext = ${next.ciphertext}, key_id = ${next.keyId}
+           where organization_id = ${row.organization_id} and name = ${row.name} and ciphertext = ${row.ciphertext}`;
       }
       if (rows.length < batch) break;
       const last = rows[rows.length - 1];
       after = [last.organization_id, last.name];
     }
-    const [{ n }] = await em.execute<{ n: number }[]>('select count(*)::int as n from org_secrets where key_id = ?', [current]);
-    return { rotated, current: n - rotated };
+    const counted = await all.one<{ n: number }>`select count(*)::int as n from org_secrets where key_id = ${current}`;
+    return { rotated, current: counted!.n - rotated };
   }
 }
 
