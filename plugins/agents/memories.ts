@@ -2,9 +2,9 @@
 // core's secret box under `agents.memory:<org>:<member>` before it reaches SQL, and opened only on the way out:
 // without SECRETS_KEY writing one is 503 and stored ones are left out of reads (as are any that no longer open).
 // Expired memories are left out of reads and deleted by agents.prune.
-import { HttpError, SecretDecryptError, badRequest, notFound, type CoreServices, type EntityManager } from '@quad/core';
+import { HttpError, SecretDecryptError, badRequest, notFound, sql, type CoreServices, type OrgDb } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { iso, type Owner } from './conversations.js';
+import { iso } from './conversations.js';
 import { storedConfidence } from './confidence.js';
 
 export const KINDS = ['episodic', 'semantic', 'profile', 'task'] as const;
@@ -31,9 +31,10 @@ interface MemoryRow {
   source_seq: number | null; expires_at: Date | null; created_at: Date;
 }
 
-const context = (owner: Owner) => `agents.memory:${owner.orgId}:${owner.member}`;
+/** What a member's sensitive memories are sealed under: their org and chat user id. */
+const context = (db: OrgDb, member: string) => `agents.memory:${db.org}:${member}`;
 const isoOrNull = (d: Date | null) => (d ? iso(d) : null);
-const COLUMNS = 'id, kind, content, sealed, sensitivity, confidence, source_seq, expires_at, created_at';
+const COLUMNS = sql`id, kind, content, sealed, sensitivity, confidence, source_seq, expires_at, created_at`;
 
 function view(row: MemoryRow, content: string): MemoryView {
   return {
@@ -49,41 +50,39 @@ export function checkSealable(services: CoreServices, memories: MemoryInput[]): 
   }
 }
 
-/** Store memories in the caller's transaction; their views in order. */
-export async function addMemories(em: EntityManager, services: CoreServices, owner: Owner, memories: MemoryInput[]): Promise<MemoryView[]> {
+/** Store memories in the handle's transaction; their views in order. */
+export async function addMemories(db: OrgDb, services: CoreServices, member: string, memories: MemoryInput[]): Promise<MemoryView[]> {
   checkSealable(services, memories);
   const rows = memories.map((m, n) => {
     const sensitive = m.sensitivity === 'sensitive';
     return {
       kind: m.kind, sensitivity: sensitive ? 'sensitive' : 'normal',
-      content: sensitive ? null : m.content, sealed: sensitive ? services.secrets.seal(context(owner), m.content) : null,
+      content: sensitive ? null : m.content, sealed: sensitive ? services.secrets.seal(context(db, member), m.content) : null,
       confidence: storedConfidence(m.confidence ?? DEFAULT_CONFIDENCE), source_seq: m.source_seq ?? null, expires_in_days: m.expires_in_days ?? null, n,
     };
   });
-  const stored: MemoryRow[] = await em.execute(
-    `insert into agents_memories (organization_id, member_id, kind, sensitivity, content, sealed, confidence, source_seq, expires_at)
-     select ?, ?, r.kind, r.sensitivity, r.content, r.sealed, r.confidence, r.source_seq,
-            case when r.expires_in_days is null then null else now() + make_interval(days => r.expires_in_days) end
-     from json_to_recordset(?::json) as r(kind text, sensitivity text, content text, sealed text, confidence real, source_seq integer, expires_in_days integer, n integer)
-     order by r.n returning ${COLUMNS}`,
-    [owner.orgId, owner.member, JSON.stringify(rows)]);
+  const stored = await db.sql<MemoryRow>`
+    insert into agents_memories (organization_id, member_id, kind, sensitivity, content, sealed, confidence, source_seq, expires_at)
+    select ${db.org}, ${member}, r.kind, r.sensitivity, r.content, r.sealed, r.confidence, r.source_seq,
+           case when r.expires_in_days is null then null else now() + make_interval(days => r.expires_in_days) end
+    from json_to_recordset(${JSON.stringify(rows)}::json) as r(kind text, sensitivity text, content text, sealed text, confidence real, source_seq integer, expires_in_days integer, n integer)
+    order by r.n returning ${COLUMNS}`;
   // Ids are drawn in the insert's order (`order by r.n`); the content is the caller's own (never read back from `sealed`).
   return stored.sort((a, b) => Number(a.id) - Number(b.id)).map((row, i) => view(row, memories[i].content));
 }
 
 /** Unexpired memories, highest confidence first; sensitive ones only when they can be opened. */
 export async function listMemories(
-  em: EntityManager, services: CoreServices, owner: Owner, options: { kinds?: Kind[]; limit: number }, log?: FastifyBaseLogger,
+  db: OrgDb, services: CoreServices, member: string, options: { kinds?: Kind[]; limit: number }, log?: FastifyBaseLogger,
 ): Promise<MemoryView[]> {
   if (options.limit === 0) return [];
   const sealedToo = services.secrets.configured;
   const kinds = options.kinds?.length ? options.kinds : null;
-  const rows: MemoryRow[] = await em.execute(
-    `select ${COLUMNS} from agents_memories
-     where organization_id = ? and member_id = ? and (expires_at is null or expires_at > now())
-       ${kinds ? "and kind = any(string_to_array(?, ','))" : ''} ${sealedToo ? '' : "and sensitivity = 'normal'"}
-     order by confidence desc, id desc limit ?`,
-    [owner.orgId, owner.member, ...(kinds ? [kinds.join(',')] : []), options.limit]);
+  const rows = await db.sql<MemoryRow>`
+    select ${COLUMNS} from agents_memories
+    where ${db.inOrg()} and member_id = ${member} and (expires_at is null or expires_at > now())
+      ${kinds ? sql`and kind = any(${kinds}::text[])` : sql``} ${sealedToo ? sql`` : sql`and sensitivity = 'normal'`}
+    order by confidence desc, id desc limit ${options.limit}::int`;
   const out: MemoryView[] = [];
   for (const row of rows) {
     if (row.content !== null) {
@@ -91,7 +90,7 @@ export async function listMemories(
       continue;
     }
     try {
-      out.push(view(row, services.secrets.open(context(owner), row.sealed!)));
+      out.push(view(row, services.secrets.open(context(db, member), row.sealed!)));
     } catch (err) {
       if (!(err instanceof SecretDecryptError)) throw err;
       // Sealed with a key no longer listed: left out, said once per read (never its text).
@@ -102,9 +101,9 @@ export async function listMemories(
 }
 
 /** Delete one of the member's memories; 404 when it is not theirs. */
-export async function deleteMemory(em: EntityManager, owner: Owner, id: number): Promise<void> {
-  const rows = await em.execute('delete from agents_memories where organization_id = ? and member_id = ? and id = ? returning id', [owner.orgId, owner.member, id]);
-  if (!rows.length) throw notFound(`No memory ${id} of this member`, 'memory_not_found');
+export async function deleteMemory(db: OrgDb, member: string, id: number): Promise<void> {
+  const deleted = await db.run`delete from agents_memories where ${db.inOrg()} and member_id = ${member} and id = ${id}`;
+  if (!deleted) throw notFound(`No memory ${id} of this member`, 'memory_not_found');
 }
 
 /** `?kinds=episodic,task` → the kinds; 400 naming the accepted ones otherwise. */

@@ -19,8 +19,8 @@ export const contextTool = defineTool({
   input: Type.Object({ ...Member, ...ContextBody.properties }, { additionalProperties: false }),
   output: ContextOut,
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org, services, log }, { chat_user_id, ...input }) {
-    return turnContext(em, services, org, chat_user_id, input, log);
+  async handler({ db, org, services, log }, { chat_user_id, ...input }) {
+    return turnContext(db, services, org, chat_user_id, input, log);
   },
 });
 
@@ -34,8 +34,8 @@ export const commitTool = defineTool({
   scope: 'agents:write',
   input: Type.Object({ ...Member, ...CommitBody.properties }, { additionalProperties: false }),
   output: CommitOut,
-  async handler({ em, org, services }, { chat_user_id, ...input }) {
-    return turnCommit(em, services, org, chat_user_id, input);
+  async handler({ db, org, services }, { chat_user_id, ...input }) {
+    return turnCommit(db, services, org, chat_user_id, input);
   },
 });
 
@@ -48,9 +48,8 @@ export const memoriesTool = defineTool({
   input: Type.Object({ ...Member, kinds: MemoriesQuery.properties.kinds, limit: Type.Optional(MemoriesQuery.properties.limit) }, { additionalProperties: false }),
   output: Type.Object({ memories: Type.Array(MemoryOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org, services, log }, input) {
-    const owner = { orgId: org.id, member: input.chat_user_id };
-    return { memories: await listMemories(em, services, owner, { kinds: parseKinds(input.kinds), limit: input.limit ?? 20 }, log) };
+  async handler({ db, services, log }, input) {
+    return { memories: await listMemories(db, services, input.chat_user_id, { kinds: parseKinds(input.kinds), limit: input.limit ?? 20 }, log) };
   },
 });
 
@@ -63,8 +62,8 @@ export const profileTool = defineTool({
   input: Type.Object({ ...Member, limit: Type.Optional(Type.Integer({ minimum: 0, maximum: PROFILE_MAX, default: PROFILE_DEFAULT })) }, { additionalProperties: false }),
   output: ProfileOut,
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
-    return readProfile(em, { orgId: org.id, member: input.chat_user_id }, input.limit ?? PROFILE_DEFAULT);
+  async handler({ db }, input) {
+    return readProfile(db, input.chat_user_id, input.limit ?? PROFILE_DEFAULT);
   },
 });
 

@@ -3,9 +3,9 @@
 // server bound, the bot is not set up or Discord does not answer. The commit is one transaction: the conversation is
 // created or confirmed, then messages, summary, memories, facts and pending actions are written; one invalid part
 // (a 409, a 404, a bad covers) rolls back everything. Facts' new nodes are embedded before it opens.
-import { DiscordUnavailable, HttpError, badRequest, displayName, forbidden, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { DiscordUnavailable, HttpError, badRequest, displayName, forbidden, type CoreServices, type OrgDb, type OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
-import { addSummary, appendMessages, findConversation, putConversation, readHistory, type History, type Owner, type Visibility } from './conversations.js';
+import { addSummary, appendMessages, findConversation, putConversation, readHistory, type History, type Visibility } from './conversations.js';
 import { addMemories, checkSealable, listMemories, type Kind, type MemoryInput, type MemoryView } from './memories.js';
 import { holdAction } from './pending.js';
 import { prepareFacts, readProfile, similar, writeFacts, type FactInput, type NodeRef, type Relation } from './profile.js';
@@ -47,19 +47,18 @@ export interface TurnContext {
 
 export const TURN_DEFAULTS = { message_limit: 50, memory_limit: 20, profile_limit: 100 };
 
-export async function turnContext(em: EntityManager, services: CoreServices, org: OrgSnapshot, chatUserId: string, input: ContextInput, log: FastifyBaseLogger): Promise<TurnContext> {
+export async function turnContext(db: OrgDb, services: CoreServices, org: OrgSnapshot, chatUserId: string, input: ContextInput, log: FastifyBaseLogger): Promise<TurnContext> {
   const member = await serverMember(services, org, chatUserId);
-  const owner: Owner = { orgId: org.id, member: chatUserId };
-  const row = await findConversation(em, owner, input.conversation_id);
+  const row = await findConversation(db, chatUserId, input.conversation_id);
   const owned = row !== null && row.visibility === input.visibility;
   const messageLimit = input.message_limit ?? TURN_DEFAULTS.message_limit;
-  const history: History = owned && messageLimit > 0 ? await readHistory(em, row!.id, messageLimit) : { summary: null, messages: [] };
-  const memories = await listMemories(em, services, owner, { kinds: input.memory_kinds, limit: input.memory_limit ?? TURN_DEFAULTS.memory_limit }, log);
-  const profile = await readProfile(em, owner, input.profile_limit ?? TURN_DEFAULTS.profile_limit);
+  const history: History = owned && messageLimit > 0 ? await readHistory(db, row!.id, messageLimit) : { summary: null, messages: [] };
+  const memories = await listMemories(db, services, chatUserId, { kinds: input.memory_kinds, limit: input.memory_limit ?? TURN_DEFAULTS.memory_limit }, log);
+  const profile = await readProfile(db, chatUserId, input.profile_limit ?? TURN_DEFAULTS.profile_limit);
   let nearest: TurnContext['profile']['similar'] = null;
   if (input.profile_query && (input.profile_limit ?? TURN_DEFAULTS.profile_limit) > 0) {
     // Without an embedder (or when it fails) a turn still gets its context, without similar nodes.
-    nearest = await similar(em, services, owner, input.profile_query, 10).catch((err: unknown) => {
+    nearest = await similar(db, services, chatUserId, input.profile_query, 10).catch((err: unknown) => {
       log.warn({ reason: (err as { reason?: string }).reason }, 'agents: turn context without similar profile nodes');
       return null;
     });
@@ -78,27 +77,27 @@ export interface CommitInput {
 
 const PARTS = ['messages', 'summary', 'memories', 'facts', 'pending'] as const;
 
-export async function turnCommit(em: EntityManager, services: CoreServices, org: OrgSnapshot, chatUserId: string, input: CommitInput) {
+export async function turnCommit(db: OrgDb, services: CoreServices, org: OrgSnapshot, chatUserId: string, input: CommitInput) {
   await serverMember(services, org, chatUserId);
   if (!PARTS.some((part) => input[part] !== undefined)) {
     throw badRequest(`body: give one or more of ${PARTS.join(', ')}`, 'nothing_to_commit', { field: 'body' });
   }
-  const owner: Owner = { orgId: org.id, member: chatUserId };
   checkSealable(services, input.memories ?? []);
-  const prepared = await prepareFacts(em, services, owner, input.facts ?? []);
-  return em.transactional(async (tx) => {
-    const { conversation } = await putConversation(tx, owner, input.conversation_id, { channel_id: input.channel_id, visibility: input.visibility });
-    const seqs = input.messages?.length ? await appendMessages(tx, owner, input.conversation_id, input.messages) : [];
+  // Embedded before the commit's transaction opens: its row locks are never held while the embeddings service answers.
+  const prepared = await prepareFacts(db, services, chatUserId, input.facts ?? []);
+  return db.transaction(async (tx) => {
+    const { conversation } = await putConversation(tx, chatUserId, input.conversation_id, { channel_id: input.channel_id, visibility: input.visibility });
+    const seqs = input.messages?.length ? await appendMessages(tx, chatUserId, input.conversation_id, input.messages) : [];
     let summarySeq: number | null = null;
     if (input.summary) {
       // Without covers, the summary covers every message so far (this turn's included).
       const covers = input.summary.covers ?? seqs.at(-1) ?? conversation.last_seq;
-      summarySeq = (await addSummary(tx, owner, input.conversation_id, { content: input.summary.content, covers })).covers;
+      summarySeq = (await addSummary(tx, chatUserId, input.conversation_id, { content: input.summary.content, covers })).covers;
     }
-    const memories = input.memories?.length ? await addMemories(tx, services, owner, input.memories) : [];
-    const facts = await writeFacts(tx, owner, prepared, services.extensions.vector === true);
+    const memories = input.memories?.length ? await addMemories(tx, services, chatUserId, input.memories) : [];
+    const facts = await writeFacts(tx, chatUserId, prepared, services.extensions.vector === true);
     const pending = [];
-    for (const p of input.pending ?? []) pending.push((await holdAction(tx, owner, p.id, p)).pending);
+    for (const p of input.pending ?? []) pending.push((await holdAction(tx, chatUserId, p.id, p)).pending);
     return { seqs, summary_seq: summarySeq, memory_ids: memories.map((m) => m.id), facts, pending };
   });
 }

@@ -6,7 +6,7 @@ import {
   ChannelParams, ConversationBody, ConversationOut, ConversationParams, MESSAGES_DEFAULT, MESSAGES_MAX, MessageOut, MessagesBody,
   SummaryBody, SummaryOut, VisibilityQuery,
 } from '../schemas.js';
-import { Errors, MEMBER_PREFIX, ownerOf, read, write } from '../route-kit.js';
+import { Errors, MEMBER_PREFIX, read, write } from '../route-kit.js';
 
 export default (async (app) => {
   app.put(`${MEMBER_PREFIX}/conversations/:uuid`, {
@@ -16,7 +16,7 @@ export default (async (app) => {
       params: ConversationParams, body: ConversationBody, response: { 200: ConversationOut, 201: ConversationOut, ...Errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const { conversation, created } = await putConversation(request.em, ownerOf(request), request.params.uuid, request.body);
+    const { conversation, created } = await putConversation(request.db, request.params.chat_user_id, request.params.uuid, request.body);
     return reply.code(created ? 201 : 200).send(conversation);
   });
 
@@ -27,7 +27,7 @@ export default (async (app) => {
       params: ConversationParams, querystring: VisibilityQuery, response: { 200: Type.Object({ owned: Type.Boolean() }), ...Errors },
     },
   }, async (request) => {
-    const row = await findConversation(request.em, ownerOf(request), request.params.uuid);
+    const row = await findConversation(request.db, request.params.chat_user_id, request.params.uuid);
     return { owned: row !== null && (request.query.visibility === undefined || row.visibility === request.query.visibility) };
   });
 
@@ -39,7 +39,7 @@ export default (async (app) => {
       querystring: Type.Object({ limit: Type.Integer({ minimum: 0, maximum: MESSAGES_MAX, default: MESSAGES_DEFAULT }) }, { additionalProperties: false }),
       response: { 200: Type.Object({ summary: Type.Union([SummaryOut, Type.Null()]), messages: Type.Array(MessageOut) }), ...Errors },
     },
-  }, async (request) => history(request.em, ownerOf(request), request.params.uuid, request.query.limit));
+  }, async (request) => history(request.db, request.params.chat_user_id, request.params.uuid, request.query.limit));
 
   app.post(`${MEMBER_PREFIX}/conversations/:uuid/messages`, {
     config: write,
@@ -48,7 +48,7 @@ export default (async (app) => {
       params: ConversationParams, body: MessagesBody, response: { 201: Type.Object({ seqs: Type.Array(Type.Integer()) }), ...Errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const seqs = await request.em.transactional((em) => appendMessages(em, ownerOf(request), request.params.uuid, request.body.messages));
+    const seqs = await request.db.transaction((tx) => appendMessages(tx, request.params.chat_user_id, request.params.uuid, request.body.messages));
     return reply.code(201).send({ seqs });
   });
 
@@ -58,7 +58,7 @@ export default (async (app) => {
       tags: ['agents'], summary: 'Store a summary of the messages up to covers (reads then start after it)',
       params: ConversationParams, body: SummaryBody, response: { 201: SummaryOut, ...Errors },
     },
-  }, async (request, reply) => reply.code(201).send(await request.em.transactional((em) => addSummary(em, ownerOf(request), request.params.uuid, request.body))));
+  }, async (request, reply) => reply.code(201).send(await request.db.transaction((tx) => addSummary(tx, request.params.chat_user_id, request.params.uuid, request.body))));
 
   app.get(`${MEMBER_PREFIX}/channels/:channel/latest`, {
     config: read,
@@ -66,7 +66,7 @@ export default (async (app) => {
       tags: ['agents'], summary: 'The member\'s open conversation of the channel with the latest update, or null',
       params: ChannelParams, querystring: VisibilityQuery, response: { 200: Type.Object({ conversation: Type.Union([ConversationOut, Type.Null()]) }), ...Errors },
     },
-  }, async (request) => ({ conversation: await latestOpen(request.em, ownerOf(request), request.params.channel, request.query.visibility) }));
+  }, async (request) => ({ conversation: await latestOpen(request.db, request.params.chat_user_id, request.params.channel, request.query.visibility) }));
 
   app.post(`${MEMBER_PREFIX}/channels/:channel/end`, {
     config: write,
@@ -74,5 +74,5 @@ export default (async (app) => {
       tags: ['agents'], summary: 'End the member\'s open conversations of the channel',
       params: ChannelParams, response: { 200: Type.Object({ ended: Type.Integer({ description: 'how many were open' }) }), ...Errors },
     },
-  }, async (request) => ({ ended: await endChannel(request.em, ownerOf(request), request.params.channel) }));
+  }, async (request) => ({ ended: await endChannel(request.db, request.params.chat_user_id, request.params.channel) }));
 }) satisfies RoutesPlugin;

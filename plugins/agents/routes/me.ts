@@ -13,7 +13,8 @@ const LIST_MAX = 200;
 const me = { auth: 'member' as const };
 
 export default (async (app) => {
-  const owner = (request: { org?: { id: number } | null; caller?: Caller | null }) => ({ orgId: request.org!.id, member: (request.caller as SessionCaller).chatUserId });
+  /** The signed-in member: their rows in the org of the path (`request.db`). */
+  const member = (request: { caller?: Caller | null }) => (request.caller as SessionCaller).chatUserId;
 
   app.get('/api/agents/:org/me', {
     config: me,
@@ -23,9 +24,9 @@ export default (async (app) => {
       response: { 200: Type.Object({ conversations: Type.Array(ConversationOut), memories: Type.Array(MemoryOut), profile: ProfileOut }), ...Errors },
     },
   }, async (request) => ({
-    conversations: await listConversations(request.em, owner(request), LIST_MAX),
-    memories: await listMemories(request.em, app.quad, owner(request), { limit: LIST_MAX }, request.log),
-    profile: await readProfile(request.em, owner(request), LIST_MAX * 10),
+    conversations: await listConversations(request.db, member(request), LIST_MAX),
+    memories: await listMemories(request.db, app.quad, member(request), { limit: LIST_MAX }, request.log),
+    profile: await readProfile(request.db, member(request), LIST_MAX * 10),
   }));
 
   app.delete('/api/agents/:org/me/conversations/:uuid', {
@@ -34,9 +35,9 @@ export default (async (app) => {
       tags: ['agents'], summary: 'Delete one of the member\'s conversations with its messages',
       params: Type.Object({ org: OrgRef, uuid: Type.String({ format: 'uuid' }) }), response: { 200: Type.Object({ deleted: Type.String() }), ...Errors },
     },
-  }, async (request) => request.em.transactional(async (em) => {
-    await deleteConversation(em, owner(request), request.params.uuid);
-    await request.audit(em, 'agents.own_conversation_deleted', { id: request.params.uuid });
+  }, async (request) => request.db.transaction(async (tx) => {
+    await deleteConversation(tx, member(request), request.params.uuid);
+    await request.audit(tx.em, 'agents.own_conversation_deleted', { id: request.params.uuid });
     return { deleted: request.params.uuid };
   }));
 
@@ -46,9 +47,9 @@ export default (async (app) => {
       tags: ['agents'], summary: 'Delete one of the member\'s memories',
       params: Type.Object({ org: OrgRef, id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }), response: { 200: Type.Object({ deleted: Type.Integer() }), ...Errors },
     },
-  }, async (request) => request.em.transactional(async (em) => {
-    await deleteMemory(em, owner(request), request.params.id);
-    await request.audit(em, 'agents.own_memory_deleted', { id: request.params.id });
+  }, async (request) => request.db.transaction(async (tx) => {
+    await deleteMemory(tx, member(request), request.params.id);
+    await request.audit(tx.em, 'agents.own_memory_deleted', { id: request.params.id });
     return { deleted: request.params.id };
   }));
 
@@ -59,9 +60,9 @@ export default (async (app) => {
       params: OrgParams,
       response: { 200: Type.Object({ conversations: Type.Integer(), pending: Type.Integer(), memories: Type.Integer(), nodes: Type.Integer(), relations: Type.Integer() }), ...Errors },
     },
-  }, async (request) => request.em.transactional(async (em) => {
-    const counts = await deleteEverything(em, owner(request));
-    await request.audit(em, 'agents.own_data_deleted', counts);
+  }, async (request) => request.db.transaction(async (tx) => {
+    const counts = await deleteEverything(tx, member(request));
+    await request.audit(tx.em, 'agents.own_data_deleted', counts);
     return counts;
   }));
 }) satisfies RoutesPlugin;

@@ -3,7 +3,7 @@
 import { ErrorBody, type RoutesPlugin } from '@quad/core';
 import { claimAction, holdAction } from '../pending.js';
 import { ClaimBody, ClaimOut, PendingBody, PendingOut, PendingParams } from '../schemas.js';
-import { Errors, MEMBER_PREFIX, ownerOf, write } from '../route-kit.js';
+import { Errors, MEMBER_PREFIX, write } from '../route-kit.js';
 
 const PREFIX = `${MEMBER_PREFIX}/pending/:uuid`;
 
@@ -15,7 +15,7 @@ export default (async (app) => {
       params: PendingParams, body: PendingBody, response: { 200: PendingOut, 201: PendingOut, ...Errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const { pending, created } = await holdAction(request.em, ownerOf(request), request.params.uuid, request.body);
+    const { pending, created } = await holdAction(request.db, request.params.chat_user_id, request.params.uuid, request.body);
     return reply.code(created ? 201 : 200).send(pending);
   });
 
@@ -25,9 +25,9 @@ export default (async (app) => {
       tags: ['agents'], summary: 'Answer a held action (approved true or false) and get it, once; 404 when unknown, expired, answered or another member\'s',
       params: PendingParams, body: ClaimBody, response: { 200: ClaimOut, ...Errors },
     },
-  }, async (request) => request.em.transactional(async (em) => {
-    const claimed = await claimAction(em, ownerOf(request), request.params.uuid, request.body.approved);
-    await request.audit(em, 'agents.pending_claimed', { member_id: request.params.chat_user_id, id: claimed.id, action: claimed.action, approved: claimed.approved });
+  }, async (request) => request.db.transaction(async (tx) => {
+    const claimed = await claimAction(tx, request.params.chat_user_id, request.params.uuid, request.body.approved);
+    await request.audit(tx.em, 'agents.pending_claimed', { member_id: request.params.chat_user_id, id: claimed.id, action: claimed.action, approved: claimed.approved });
     return claimed;
   }));
 }) satisfies RoutesPlugin;

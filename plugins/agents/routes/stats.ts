@@ -26,6 +26,6 @@ export default (async (app) => {
     },
   }, async (request) => ({
     retention_days: app.quad.moduleSettings<AgentsSettings>(MODULE).AGENT_RETENTION_DAYS,
-    ...await orgStats(request.em, request.org!.id),
+    ...await orgStats(request.db),
   }));
 }) satisfies RoutesPlugin;

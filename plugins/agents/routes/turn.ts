@@ -16,7 +16,7 @@ export default (async (app) => {
       summary: 'What an agent needs to answer: the member from Discord (403 not in the server, 503 Discord unavailable), the conversation\'s summary and messages, memories and the profile (a limit of 0 leaves a part out)',
       params: MemberParams, body: ContextBody, response: { 200: ContextOut, ...TurnErrors },
     },
-  }, async (request) => turnContext(request.em, app.quad, request.org!, request.params.chat_user_id, request.body, request.log));
+  }, async (request) => turnContext(request.db, app.quad, request.org!, request.params.chat_user_id, request.body, request.log));
 
   app.post(`${PREFIX}/commit`, {
     config: write,
@@ -25,5 +25,5 @@ export default (async (app) => {
       summary: 'Write a turn in one transaction: the conversation (created or confirmed), then messages, summary, memories, facts and pending actions; one invalid part writes nothing',
       params: MemberParams, body: CommitBody, response: { 201: CommitOut, ...TurnErrors, 409: ErrorBody, 429: ErrorBody, 502: ErrorBody },
     },
-  }, async (request, reply) => reply.code(201).send(await turnCommit(request.em, app.quad, request.org!, request.params.chat_user_id, request.body)));
+  }, async (request, reply) => reply.code(201).send(await turnCommit(request.db, app.quad, request.org!, request.params.chat_user_id, request.body)));
 }) satisfies RoutesPlugin;

@@ -206,11 +206,19 @@ t.test('agents.prune: idle conversations with their messages, pending actions a 
   await sql("update agents_pending set expires_at = now() - interval '25 hours' where uuid = ?", [oldAction]);
   await sql("update agents_pending set expires_at = now() - interval '1 hour' where uuid = ?", [recentlyExpired]);
 
-  const done = await prune(quad.orm.em.fork(), 180);
+  const done = await prune(quad.services, 180);
   t.same(done, { conversations: 1, pending: 1, memories: 0 });
   t.same((await call('GET', `${base()}/conversations/${idle}`)).json(), { owned: false }, 'gone');
   t.same((await call('GET', `${base()}/conversations/${fresh}`)).json(), { owned: true });
   t.equal((await sql('select count(*)::int as n from agents_messages m left join agents_conversations c on c.id = m.conversation_id where c.id is null'))[0].n, 0, 'no orphan messages');
   t.equal((await sql('select count(*)::int as n from agents_pending where uuid = ?', [recentlyExpired]))[0].n, 1, 'expired less than a day ago: kept');
   t.ok(quad.services.registry.jobs.get('agents.prune'), 'the job is declared');
+
+  // As the daily cron runs it: no org bound, across orgs.
+  const idleInBeta = randomUUID();
+  await call('PUT', `${base()}/conversations/${idleInBeta}`, { channel_id: CHANNEL, visibility: 'public' }, betaToken);
+  await sql("update agents_conversations set updated_at = now() - interval '181 days' where uuid = ?", [idleInBeta]);
+  await quad.runJob('agents.prune', {}, null);
+  t.same((await call('GET', `${base()}/conversations/${idleInBeta}`, undefined, betaToken)).json(), { owned: false }, 'the cron prunes every org');
+  t.same((await call('GET', `${base()}/conversations/${fresh}`)).json(), { owned: true }, 'and keeps what is fresh');
 });

@@ -58,7 +58,7 @@ t.test('memories: kinds, highest confidence first, expired left out', async (t) 
   t.equal((await quad.api.inject({ method: 'DELETE', url: url(OTHER, `/${all.memories[1].id}`), headers: bearer(acmToken) })).statusCode, 404, 'another member\'s');
   t.equal((await sql("select count(*)::int as n from audit_log where action = 'agents.memory_deleted'"))[0].n, 1, 'the delete is audited');
 
-  t.same(await prune(quad.orm.em.fork(), 180), { conversations: 0, pending: 0, memories: 1 }, 'prune deletes the expired one');
+  t.same(await prune(quad.services, 180), { conversations: 0, pending: 0, memories: 1 }, 'prune deletes the expired one');
 });
 
 t.test('sensitive memories are sealed at rest and opened only with the key', async (t) => {
