@@ -50,7 +50,19 @@ export function knownError(err: unknown): HttpError | null {
   if (err instanceof IdpUnavailable) return unavailable('The identity provider is unavailable', 'idp_unavailable');
   if (err instanceof GitHubUnavailable) return unavailable('GitHub is unavailable; try again shortly', 'github_unavailable');
   if (isDatabaseUnavailable(err)) return unavailable('The database is unavailable; try again shortly', 'database_unavailable', DATABASE_RETRY_AFTER_SECONDS);
+  if (isRowSecurityRefusal(err)) return forbidden('That row belongs to another org', 'other_org_row');
   return null;
+}
+
+/**
+ * PostgreSQL's row-level security refused a row: a write (an insert, an update, an upsert) of a row of another org
+ * than the one the work is bound to. The wall held against a module that forgot its org (README "Org isolation").
+ */
+function isRowSecurityRefusal(err: unknown, depth = 0): boolean {
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  if (!e || typeof e !== 'object' || depth > 4) return false;
+  if (e.code === '42501' && typeof e.message === 'string' && e.message.includes('row-level security')) return true;
+  return isRowSecurityRefusal(e.cause, depth + 1);
 }
 
 /**
