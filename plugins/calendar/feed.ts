@@ -3,9 +3,10 @@
 // the org's public events, as ics.ts writes them. A token is looked up by its hash through a unique index, so the
 // answer's time does not depend on how much of a token matches, and a miss never says which org was meant.
 // The officer routes' statements go through the org-bound handle (README "Org isolation"); the feed itself is asked
-// for by token, with no org known beforehand, so feedOf reads with the request's unbound EntityManager.
+// for by token, with no org known beforehand, so feedOf finds the token's org across orgs (services.acrossOrgs, one
+// indexed lookup) and reads its events on that org's handle.
 import { createHash, randomBytes } from 'node:crypto';
-import { notFound, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
+import { notFound, type CoreServices, type OrgDb } from '@quad/core';
 import { writeFeed, type FeedEvent } from './ics.js';
 import type { EventRow } from './store.js';
 
@@ -40,19 +41,30 @@ export async function revokeFeed(db: OrgDb): Promise<void> {
   if (!rows.length) throw notFound('The org has no feed URL', 'feed_not_found');
 }
 
+interface FeedOrg { id: number; prefix: string; name: string | null; modules: Record<string, boolean> }
+
+/** The org of a token and its handle, or null for a token no org has. */
+function orgOfToken(services: CoreServices, token: string): Promise<{ org: FeedOrg; db: OrgDb } | null> {
+  return services.acrossOrgs('calendar.feed_token', async (all) => {
+    const org = await all.one<FeedOrg>`
+      select o.id, o.prefix, o.name, o.modules from calendar_feeds f join organizations o on o.id = f.organization_id
+      where f.token_hash = ${hashOf(token)}`;
+    return org && { org, db: all.forOrg(org.id) };
+  });
+}
+
 /**
  * The feed of a token: the org's public events as iCalendar text. 404 (the same answer) for an unknown or
  * revoked token and for an org with the calendar off.
  */
-export async function feedOf(em: EntityManager, services: CoreServices, token: string, now = Date.now()): Promise<{ text: string; org: string }> {
-  const [org] = await em.execute<{ id: number; prefix: string; name: string | null; modules: Record<string, boolean> }[]>(
-    `select o.id, o.prefix, o.name, o.modules from calendar_feeds f join organizations o on o.id = f.organization_id where f.token_hash = ?`,
-    [hashOf(token)]);
-  if (!org || !services.registry.isEnabled(org.modules ?? {}, MODULE)) throw notFound('No such calendar feed', 'feed_not_found');
-  const rows = await em.execute<EventRow[]>(
-    `select uid, title, description, location, start_at, end_at, time_zone, all_day, recurrence, sequence, created_at, updated_at
-     from calendar_events where organization_id = ? and public and series_end_at > ?::timestamptz
-     order by start_at, id limit ?`, [org.id, new Date(now - FEED_PAST_DAYS * 86_400_000).toISOString(), FEED_MAX_EVENTS]);
+export async function feedOf(services: CoreServices, token: string, now = Date.now()): Promise<{ text: string; org: string }> {
+  const found = await orgOfToken(services, token);
+  if (!found || !services.registry.isEnabled(found.org.modules ?? {}, MODULE)) throw notFound('No such calendar feed', 'feed_not_found');
+  const { org, db } = found;
+  const rows = await db.sql<EventRow>`
+    select uid, title, description, location, start_at, end_at, time_zone, all_day, recurrence, sequence, created_at, updated_at
+    from calendar_events where ${db.inOrg()} and public and series_end_at > ${new Date(now - FEED_PAST_DAYS * 86_400_000).toISOString()}::timestamptz
+    order by start_at, id limit ${FEED_MAX_EVENTS}`;
   const events: FeedEvent[] = rows.map((r) => ({
     uid: r.uid, title: r.title, description: r.description, location: r.location, start: new Date(r.start_at).getTime(),
     end: new Date(r.end_at).getTime(), zone: r.time_zone, allDay: r.all_day, recurrence: r.recurrence, sequence: r.sequence,

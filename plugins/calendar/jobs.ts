@@ -1,9 +1,9 @@
 // The Discord sync's jobs: calendar.sync_discord syncs one org (one run at a time per org: a second start while one
 // is queued or running is 409), calendar.sync_due every 30 minutes starts it for each org with the calendar on, a
 // Discord server bound and discord_sync on. A run started while sync is off (turned off after the start) does nothing.
-// One org's statements go through the org-bound handle (README "Org isolation"); calendar.sync_due runs for no org
-// and reads every org's settings with its own EntityManager.
-import { conflict, defineJob, Type, type CoreServices, type OrgDb } from '@quad/core';
+// One org's statements go through the org-bound handle (README "Org isolation"); calendar.sync_due runs for no org:
+// it reads every org's settings across orgs (services.acrossOrgs) and starts each org's run on that org's handle.
+import { conflict, defineJob, Type, type AcrossOrgsDb, type CoreServices, type OrgDb } from '@quad/core';
 import { runSync } from './sync.js';
 import { MODULE } from './feed.js';
 
@@ -12,6 +12,16 @@ export const SYNC_DUE_JOB = 'calendar.sync_due';
 
 /** The run's time; tests set it so "ended" is read against a fixed moment. */
 const Payload = Type.Object({ now: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false });
+
+/** The orgs whose sync is due (calendar on, a Discord server bound, discord_sync on), each with its handle. */
+async function orgsToSync(all: AcrossOrgsDb, services: CoreServices): Promise<OrgDb[]> {
+  const calendarDefault = services.registry.get(MODULE)?.defaultEnabled === true;
+  const rows = await all.sql<{ id: number }>`
+    select o.id from calendar_settings s join organizations o on o.id = s.organization_id
+    where s.discord_sync and o.discord_guild_id is not null and coalesce((o.modules ->> ${MODULE}::text)::boolean, ${calendarDefault}::boolean)
+    order by o.id`;
+  return rows.map((r) => all.forOrg(r.id));
+}
 
 async function syncOn(db: OrgDb): Promise<boolean> {
   const row = await db.one<{ discord_sync: boolean }>`select discord_sync from calendar_settings where ${db.inOrg()}`;
@@ -50,16 +60,12 @@ export const syncDueJob = defineJob({
   cron: '*/30 * * * *',
   payload: Payload,
   maxAttempts: 1,
-  async handler({ em, services, payload, log }) {
-    const calendarDefault = services.registry.get(MODULE)?.defaultEnabled === true;
-    const orgs = await em.execute<{ id: number }[]>(
-      `select o.id from calendar_settings s join organizations o on o.id = s.organization_id
-       where s.discord_sync and o.discord_guild_id is not null and coalesce((o.modules ->> ?)::boolean, ?::boolean) order by o.id`,
-      [MODULE, calendarDefault]);
+  async handler({ services, payload, log }) {
+    const orgs = await services.acrossOrgs('calendar.sync_due', (all) => orgsToSync(all, services));
     let started = 0;
-    for (const { id } of orgs) {
+    for (const db of orgs) {
       try {
-        await services.startJob(em, SYNC_JOB, payload.now ? { now: payload.now } : {}, { orgId: id });
+        await services.startJob(db.em, SYNC_JOB, payload.now ? { now: payload.now } : {}, { orgId: db.org });
         started++;
       } catch (err) {
         // Already queued or running (a Sync now): that run is this one.

@@ -141,7 +141,7 @@ export const calendarRoutes: RoutesPlugin = async (app) => {
       params: FeedFileParams, response: { 200: Type.String({ description: 'text/calendar' }), 304: Type.Null(), 400: ErrorBody, 404: ErrorBody },
     },
   }, async (request, reply) => {
-    const feed = await feedOf(request.em, services, request.params.file.slice(0, -'.ics'.length));
+    const feed = await feedOf(services, request.params.file.slice(0, -'.ics'.length));
     const etag = `"${createHash('sha256').update(feed.text).digest('base64url').slice(0, 27)}"`;
     // Calendar apps poll: let them and any cache in between ask again cheaply; the URL is a credential, so private.
     reply.header('cache-control', 'private, max-age=900').header('etag', etag).header('x-robots-tag', 'noindex');

@@ -80,13 +80,17 @@ export const deliverJob = defineJob({
   },
 });
 
-/** Every event of an org whose module is on: one delivery job per enabled webhook that selected its kind. */
+/**
+ * Every event of an org whose module is on: one delivery job per enabled webhook that selected its kind. It runs on
+ * the emitter's EntityManager (its transaction), which the core filters to the event's org for the handler; the
+ * find names the org too, so it reads that org's webhooks whatever EntityManager emitted.
+ */
 export const enqueueDeliveries: EventHandlerDecl = {
   events: '*',
   async handler({ em, services }, event) {
     // A failed delivery is not delivered: to a broken webhook that would loop (failure, event, failure…).
     if (event.kind === 'job.failed' && event.data.job === DELIVER_JOB) return;
-    const hooks = await em.find(Webhook, { enabled: true }, { orderBy: { id: 'asc' } });
+    const hooks = await em.find(Webhook, { organization: event.orgId, enabled: true }, { orderBy: { id: 'asc' } });
     for (const hook of hooks.filter((h) => h.events.includes(event.kind))) {
       await services.startJob(em, DELIVER_JOB, {
         webhook_id: hook.id,

@@ -2,8 +2,9 @@
 // settings enabled with a channel, the UTC hour at or past post_hour_utc, nothing posted today; it reads LeetCode
 // once for all of them. leetcode.post posts to one org now (the officer's Post now, one run at a time per org).
 // leetcode.check_solves (every 30 minutes) records who solved (solves.ts). Every payload takes `now`, so tests set
-// the time; each job is idempotent (the unique rows of leetcode_posts and leetcode_solves decide).
-import { defineJob, conflict, Type, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
+// the time; each job is idempotent (the unique rows of leetcode_posts and leetcode_solves decide). The crons find
+// their orgs across orgs (services.acrossOrgs) and do each org's work on its own org-bound handle.
+import { defineJob, conflict, Type, type AcrossOrgsDb, type CoreServices, type OrgDb } from '@quad/core';
 import { LeetCodeClient, LeetCodeUnavailable, type DailyProblem } from './leetcode-api.js';
 import { findPost, postDaily, raisePostProblem, utcDay } from './daily.js';
 import { readSettings } from './org-settings.js';
@@ -19,16 +20,15 @@ const DUE_BATCH = 200;
 const Now = Type.Optional(Type.String({ format: 'date-time', description: 'the run\'s time (tests); default now' }));
 const nowOf = (payload: { now?: string }) => (payload.now ? new Date(payload.now) : new Date());
 
-/** Orgs due a post at `now`, after org id `after`. */
-async function dueOrgs(em: EntityManager, now: Date, after: number): Promise<number[]> {
-  const rows = await em.execute<{ organization_id: number }[]>(
-    `select s.organization_id from leetcode_settings s join organizations o on o.id = s.organization_id
-      where s.enabled and s.channel_id is not null and s.post_hour_utc <= ? and s.organization_id > ?
-        and coalesce((o.modules ->> 'leetcode')::boolean, false)
-        and not exists (select 1 from leetcode_posts p where p.organization_id = s.organization_id and p.date = ?::date and p.status = 'posted')
-      order by s.organization_id limit ?`,
-    [now.getUTCHours(), after, utcDay(now), DUE_BATCH]);
-  return rows.map((r) => r.organization_id);
+/** Orgs due a post at `now`, after org id `after`, each with its handle (read across orgs; posted to one by one). */
+async function dueOrgs(all: AcrossOrgsDb, now: Date, after: number): Promise<OrgDb[]> {
+  const rows = await all.sql<{ organization_id: number }>`
+    select s.organization_id from leetcode_settings s join organizations o on o.id = s.organization_id
+     where s.enabled and s.channel_id is not null and s.post_hour_utc <= ${now.getUTCHours()} and s.organization_id > ${after}
+       and coalesce((o.modules ->> 'leetcode')::boolean, false)
+       and not exists (select 1 from leetcode_posts p where p.organization_id = s.organization_id and p.date = ${utcDay(now)}::date and p.status = 'posted')
+     order by s.organization_id limit ${DUE_BATCH}`;
+  return rows.map((r) => all.forOrg(r.organization_id));
 }
 
 export const dailyJob = defineJob({
@@ -38,15 +38,15 @@ export const dailyJob = defineJob({
   payload: Type.Object({ now: Now }, { additionalProperties: false }),
   // A failed org is retried by the next hourly run; a retry of the whole run would only repeat the others' checks.
   maxAttempts: 1,
-  async handler({ em, services, payload, log, runKey }) {
+  async handler({ services, payload, log, runKey }) {
     const now = nowOf(payload);
     let problem: DailyProblem | null = null;
     let unavailable: string | null = null;
     const tally: Record<string, number> = {};
     for (let after = 0; ;) {
-      const orgs = await dueOrgs(em, now, after);
+      const orgs = await services.acrossOrgs('leetcode.daily', (all) => dueOrgs(all, now, after));
       if (!orgs.length) break;
-      after = orgs.at(-1)!;
+      after = orgs.at(-1)!.org;
       if (!problem && !unavailable) {
         try {
           problem = await new LeetCodeClient(settingsOf(services)).dailyProblem();
@@ -58,18 +58,18 @@ export const dailyJob = defineJob({
       }
       if (!problem) {
         // Every due org learns why nothing was posted; the next hourly run tries again.
-        for (const orgId of orgs) await raisePostProblem(em, services, orgId, utcDay(now), unavailable!);
+        for (const db of orgs) await raisePostProblem(db, services, utcDay(now), unavailable!);
         tally.leetcode_unavailable = (tally.leetcode_unavailable ?? 0) + orgs.length;
         continue;
       }
-      for (const orgId of orgs) {
+      for (const db of orgs) {
         try {
-          const outcome = await postDaily({ em, services, runKey }, orgId, problem, { now });
+          const outcome = await postDaily({ db, services, runKey }, problem, { now });
           tally[outcome.status] = (tally[outcome.status] ?? 0) + 1;
         } catch (err) {
           // A fault of ours for one org (logged, its row marked failed) must not keep the others from their post.
           tally.error = (tally.error ?? 0) + 1;
-          log.error({ err, org: orgId }, 'leetcode.daily: posting failed');
+          log.error({ err, org: db.org }, 'leetcode.daily: posting failed');
         }
       }
     }
@@ -83,18 +83,18 @@ export const postJob = defineJob({
   payload: Type.Object({ force: Type.Boolean({ default: false }), now: Now }, { additionalProperties: false }),
   once: 'org',
   maxAttempts: 2,
-  async handler({ em, org, services, payload, log, runKey }) {
+  async handler({ db, services, payload, log, runKey }) {
     const now = nowOf(payload);
     let problem: DailyProblem;
     try {
       problem = await new LeetCodeClient(settingsOf(services)).dailyProblem();
     } catch (err) {
       if (!(err instanceof LeetCodeUnavailable)) throw err;
-      await raisePostProblem(em, services, org!.id, utcDay(now), err.message);
+      await raisePostProblem(db, services, utcDay(now), err.message);
       log.warn({ err: err.message }, 'leetcode.post: LeetCode did not answer');
       return;
     }
-    const outcome = await postDaily({ em, services, runKey }, org!.id, problem, { now, force: payload.force });
+    const outcome = await postDaily({ db, services, runKey }, problem, { now, force: payload.force });
     log.info(outcome, 'leetcode.post done');
   },
 });
@@ -105,8 +105,8 @@ export const checkSolvesJob = defineJob({
   cron: '*/30 * * * *',
   payload: Type.Object({ now: Now }, { additionalProperties: false }),
   maxAttempts: 1,
-  async handler({ em, services, payload, log }) {
-    const outcome = await checkSolves(em, services, nowOf(payload), log);
+  async handler({ services, payload, log }) {
+    const outcome = await checkSolves(services, nowOf(payload), log);
     log.info(outcome, 'leetcode.check_solves done');
   },
 });
@@ -116,7 +116,7 @@ export const checkSolvesJob = defineJob({
  * force), 409 while a Post now of the org is queued or running (the core's once). Answers the run id.
  */
 export async function startPost(db: OrgDb, services: CoreServices, opts: { force: boolean; now?: string }) {
-  const settings = await readSettings(db.em, db.org);
+  const settings = await readSettings(db);
   if (!settings.channel_id) throw conflict('Set the channel first (PUT /settings channel_id)', 'no_channel');
   const today = utcDay(opts.now ? new Date(opts.now) : new Date());
   const post = await findPost(db, today);

@@ -1,14 +1,14 @@
 // An org's LeetCode settings (table leetcode_settings): the channel, the hour, the points per solve and the switch.
 // An org that never saved them has the defaults; a save writes only the fields it names.
-import { sql, type EntityManager, type OrgDb } from '@quad/core';
+import { sql, type OrgDb } from '@quad/core';
 
 export const ORG_DEFAULTS = { channel_id: null as string | null, post_hour_utc: 14, points_per_solve: 10, enabled: true };
 export type OrgSettings = typeof ORG_DEFAULTS;
 export type SettingsChange = Partial<OrgSettings>;
 
-export async function readSettings(em: EntityManager, orgId: number): Promise<OrgSettings> {
-  const [row] = await em.execute<OrgSettings[]>(
-    'select channel_id, post_hour_utc, points_per_solve, enabled from leetcode_settings where organization_id = ?', [orgId]);
+export async function readSettings(db: OrgDb): Promise<OrgSettings> {
+  const row = await db.one<OrgSettings>`
+    select channel_id, post_hour_utc, points_per_solve, enabled from leetcode_settings where ${db.inOrg()}`;
   return row ?? { ...ORG_DEFAULTS };
 }
 

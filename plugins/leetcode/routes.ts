@@ -19,7 +19,7 @@ const Unavailable = { 503: ErrorBody };
 
 /** The settings as answered, with whether solves earn points for this org. */
 export async function settingsView(db: OrgDb, services: CoreServices, org: OrgSnapshot) {
-  return { ...(await readSettings(db.em, db.org)), points_enabled: ledgerFor(services, org.modules) !== null };
+  return { ...(await readSettings(db)), points_enabled: ledgerFor(services, org.modules) !== null };
 }
 
 /** Today's problem as the member sees it: its title and link, and whether they solved it. */

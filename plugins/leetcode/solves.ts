@@ -3,8 +3,9 @@
 // member's recent accepted submissions, and records a solve of an org's posted problem of today or yesterday when an
 // accepted submission of it falls on that UTC day. One solve per (org, day, member): the unique row decides, and the
 // points award (points module loaded and on for the org) is written in the same transaction, with ref
-// leetcode:<day>:<member>, so a retried run never awards twice.
-import type { CoreServices, EntityManager, OrgDb } from '@quad/core';
+// leetcode:<day>:<member>, so a retried run never awards twice. The claim reads across orgs (services.acrossOrgs) and
+// commits before LeetCode is asked; each solve is written on its org's handle.
+import type { AcrossOrgsDb, CoreServices, OrgDb } from '@quad/core';
 import { LeetCodeClient, LeetCodeUnavailable, type AcceptedSubmission } from './leetcode-api.js';
 import { ledgerFor } from './points.js';
 import { settingsOf } from './settings.js';
@@ -21,59 +22,67 @@ const RECENT_LIMIT = 20;
 
 interface ClaimedLink { id: number; organization_id: number; chat_user_id: string; username: string; modules: Record<string, boolean> }
 interface DayPost { organization_id: number; date: string; slug: string; title: string; question_id: string }
+/** A claimed link with its org's handle and the org's posts of the two days. */
+interface LinkToCheck { link: ClaimedLink; db: OrgDb; posts: DayPost[] }
 
 export interface CheckOutcome { checked: number; solves: number; awarded: number; failures: number }
 
 /** Claim the next batch: links of orgs with the module on and a posted problem of today or yesterday. */
-async function claimBatch(em: EntityManager, now: Date, days: string[]): Promise<ClaimedLink[]> {
-  return em.execute<ClaimedLink[]>(
-    `with due as (
-       select l.id from leetcode_links l join organizations o on o.id = l.organization_id
-        where coalesce((o.modules ->> 'leetcode')::boolean, false)
-          and (l.checked_at is null or l.checked_at < ?::timestamptz - make_interval(mins => ?))
-          and exists (select 1 from leetcode_posts p where p.organization_id = l.organization_id and p.status = 'posted' and p.date in (?::date, ?::date))
-        order by l.checked_at nulls first, l.id limit ? for update of l skip locked)
-     update leetcode_links l set checked_at = ?::timestamptz from due, organizations o
-      where l.id = due.id and o.id = l.organization_id
-     returning l.id, l.organization_id, l.chat_user_id, l.username, o.modules`,
-    [now, RECHECK_MINUTES, days[0], days[1], CHECK_BATCH, now]);
+function claimLinks(all: AcrossOrgsDb, now: Date, days: string[]): Promise<ClaimedLink[]> {
+  return all.sql<ClaimedLink>`
+    with due as (
+      select l.id from leetcode_links l join organizations o on o.id = l.organization_id
+       where coalesce((o.modules ->> 'leetcode')::boolean, false)
+         and (l.checked_at is null or l.checked_at < ${now}::timestamptz - make_interval(mins => ${RECHECK_MINUTES}))
+         and exists (select 1 from leetcode_posts p where p.organization_id = l.organization_id and p.status = 'posted' and p.date in (${days[0]}::date, ${days[1]}::date))
+       order by l.checked_at nulls first, l.id limit ${CHECK_BATCH} for update of l skip locked)
+    update leetcode_links l set checked_at = ${now}::timestamptz from due, organizations o
+     where l.id = due.id and o.id = l.organization_id
+    returning l.id, l.organization_id, l.chat_user_id, l.username, o.modules`;
 }
 
-async function postsOf(em: EntityManager, orgIds: number[], days: string[]): Promise<Map<number, DayPost[]>> {
-  const rows = await em.execute<DayPost[]>(
-    `select organization_id, to_char(date, 'YYYY-MM-DD') as date, slug, title, question_id from leetcode_posts
-      where organization_id in (${orgIds.map(() => '?').join(', ')}) and status = 'posted' and date in (?::date, ?::date)`, [...orgIds, ...days]);
-  const byOrg = new Map<number, DayPost[]>();
-  for (const r of rows) byOrg.set(r.organization_id, [...(byOrg.get(r.organization_id) ?? []), r]);
-  return byOrg;
+function postsOf(all: AcrossOrgsDb, orgIds: number[], days: string[]): Promise<DayPost[]> {
+  return all.sql<DayPost>`
+    select organization_id, to_char(date, 'YYYY-MM-DD') as date, slug, title, question_id from leetcode_posts
+     where organization_id = any(${orgIds}::int[]) and status = 'posted' and date in (${days[0]}::date, ${days[1]}::date)`;
+}
+
+/** The next batch of links, claimed (and committed) across orgs, with their orgs' handles and posts. */
+function claimBatch(services: CoreServices, now: Date, days: string[]): Promise<LinkToCheck[]> {
+  return services.acrossOrgs('leetcode.check_solves', async (all) => {
+    const links = await claimLinks(all, now, days);
+    const orgIds = [...new Set(links.map((l) => l.organization_id))];
+    const posts = orgIds.length ? await postsOf(all, orgIds, days) : [];
+    const handles = new Map(orgIds.map((id) => [id, all.forOrg(id)]));
+    return links.map((link) => ({ link, db: handles.get(link.organization_id)!, posts: posts.filter((p) => p.organization_id === link.organization_id) }));
+  });
 }
 
 /** Record one solve (and its award) unless the member's solve of that day is recorded; true when it was new. */
-async function recordSolve(em: EntityManager, services: CoreServices, link: ClaimedLink, post: DayPost, solvedAt: Date): Promise<{ recorded: boolean; points: number }> {
-  return em.transactional(async (tx) => {
-    const inserted = await tx.execute<{ id: number }[]>(
-      `insert into leetcode_solves (organization_id, date, chat_user_id, username, slug, solved_at) values (?, ?, ?, ?, ?, ?)
-       on conflict (organization_id, date, chat_user_id) do nothing returning id`,
-      [link.organization_id, post.date, link.chat_user_id, link.username, post.slug, solvedAt]);
-    if (!inserted.length) return { recorded: false, points: 0 };
-    await tx.execute('update leetcode_posts set solves = solves + 1 where organization_id = ? and date = ?', [link.organization_id, post.date]);
+async function recordSolve(db: OrgDb, services: CoreServices, link: ClaimedLink, post: DayPost, solvedAt: Date): Promise<{ recorded: boolean; points: number }> {
+  return db.transaction(async (tx) => {
+    const inserted = await tx.one<{ id: number }>`
+      insert into leetcode_solves (organization_id, date, chat_user_id, username, slug, solved_at)
+      values (${tx.org}, ${post.date}, ${link.chat_user_id}, ${link.username}, ${post.slug}, ${solvedAt})
+      on conflict (organization_id, date, chat_user_id) do nothing returning id`;
+    if (!inserted) return { recorded: false, points: 0 };
+    await tx.run`update leetcode_posts set solves = solves + 1 where ${tx.inOrg()} and date = ${post.date}::date`;
     let points = 0;
     const ledger = ledgerFor(services, link.modules);
     if (ledger) {
-      const [settings] = await tx.execute<{ points_per_solve: number }[]>(
-        'select points_per_solve from leetcode_settings where organization_id = ?', [link.organization_id]);
+      const settings = await tx.one<{ points_per_solve: number }>`select points_per_solve from leetcode_settings where ${tx.inOrg()}`;
       points = settings?.points_per_solve ?? ORG_DEFAULTS.points_per_solve;
       if (points > 0) {
-        const member = await ledger.joinByChatUserId(tx, link.organization_id, link.chat_user_id);
-        await ledger.addEntry(tx, {
-          orgId: link.organization_id, userId: member.id, amount: points, source: 'award', awardedBy: 'system',
+        const member = await ledger.joinByChatUserId(tx.em, tx.org, link.chat_user_id);
+        await ledger.addEntry(tx.em, {
+          orgId: tx.org, userId: member.id, amount: points, source: 'award', awardedBy: 'system',
           reason: `LeetCode daily ${post.date}: ${post.question_id}. ${post.title}`.slice(0, 500), ref: `leetcode:${post.date}:${link.chat_user_id}`,
         });
-        await tx.execute('update leetcode_solves set points = ? where id = ?', [points, inserted[0]!.id]);
+        await tx.run`update leetcode_solves set points = ${points} where ${tx.inOrg()} and id = ${inserted.id}`;
       }
     }
-    await services.emit(tx, {
-      orgId: link.organization_id, kind: 'leetcode.solved', title: `${link.username} solved the LeetCode daily (${post.title})`,
+    await services.emit(tx.em, {
+      orgId: tx.org, kind: 'leetcode.solved', title: `${link.username} solved the LeetCode daily (${post.title})`,
       data: { date: post.date, chat_user_id: link.chat_user_id, username: link.username, slug: post.slug, points },
     });
     return { recorded: true, points };
@@ -86,15 +95,14 @@ function solveOf(submissions: AcceptedSubmission[], post: DayPost): AcceptedSubm
 }
 
 /** One run of leetcode.check_solves at `now`. A member whose submissions LeetCode does not answer is a failure; the others go on. */
-export async function checkSolves(em: EntityManager, services: CoreServices, now: Date, log?: { warn(obj: object, msg: string): void }): Promise<CheckOutcome> {
+export async function checkSolves(services: CoreServices, now: Date, log?: { warn(obj: object, msg: string): void }): Promise<CheckOutcome> {
   const client = new LeetCodeClient(settingsOf(services));
   const days = [utcDay(now), utcDay(new Date(now.getTime() - 86_400_000))];
   const outcome: CheckOutcome = { checked: 0, solves: 0, awarded: 0, failures: 0 };
   for (let batch = 0; batch < CHECK_MAX_BATCHES; batch++) {
-    const links = await claimBatch(em, now, days);
+    const links = await claimBatch(services, now, days);
     if (!links.length) break;
-    const posts = await postsOf(em, [...new Set(links.map((l) => l.organization_id))], days);
-    for (const link of links) {
+    for (const { link, db, posts } of links) {
       outcome.checked++;
       let submissions: AcceptedSubmission[];
       try {
@@ -104,13 +112,13 @@ export async function checkSolves(em: EntityManager, services: CoreServices, now
         outcome.failures++;
         log?.warn({ org: link.organization_id, username: link.username, err: err.message }, 'leetcode.check_solves: submissions not read');
         // Read again next run.
-        await em.execute('update leetcode_links set checked_at = null where id = ?', [link.id]);
+        await db.run`update leetcode_links set checked_at = null where ${db.inOrg()} and id = ${link.id}`;
         continue;
       }
-      for (const post of posts.get(link.organization_id) ?? []) {
+      for (const post of posts) {
         const solve = solveOf(submissions, post);
         if (!solve) continue;
-        const { recorded, points } = await recordSolve(em, services, link, post, solve.at);
+        const { recorded, points } = await recordSolve(db, services, link, post, solve.at);
         if (recorded) outcome.solves++;
         if (points > 0) outcome.awarded += points;
       }

@@ -58,7 +58,7 @@ export async function catalogFor(db: OrgDb, services: CoreServices, org: { modul
   const catalog = await catalogOf(services);
   // One after another: in a tool call they share the call's transaction (one connection).
   const mine = await subscriptionsOf(db);
-  const counts = await subscriberCounts(db.em);
+  const counts = await subscriberCounts(services);
   const status = await sharedStatus(db.em, services, catalog.list);
   const limit = await services.limits.value(db.em, db.org, LIMIT_KEY);
   const submodules: SubmoduleViewT[] = catalog.list.map((s) => {
@@ -85,7 +85,7 @@ export async function catalogFor(db: OrgDb, services: CoreServices, org: { modul
 /** Every submodule for the superadmin: subscribers, shared pages, passages and the failing pages. */
 export async function adminView(em: EntityManager, services: CoreServices) {
   const catalog = await catalogOf(services);
-  const counts = await subscriberCounts(em);
+  const counts = await subscriberCounts(services);
   const status = await sharedStatus(em, services, catalog.list);
   return {
     submodules: catalog.list.map((s) => {

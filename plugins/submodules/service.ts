@@ -1,11 +1,11 @@
 // The services this module provides. `submodules.subscriptions` (the issue-19 contract): which submodules an org
 // subscribes to and which have subscribers — the knowledge module crawls and searches the shared pages of those — and
 // the feed presets an org's subscriptions offer the feeds module; names of submodules no longer in SUBMODULES_PACKAGES
-// are left out.
-import { defineService, type CoreServices, type EntityManager } from '@quad/core';
+// are left out. The methods about one org take an EntityManager bound to that org (a route's, a tool's, a job's) and
+// read through its handle; withSubscribers reads every org's rows through services.acrossOrgs.
+import { defineService, orgDb, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
 import { catalogOf } from './catalog.js';
-import { subscribedNames } from './subscriptions.js';
-import { MODULE } from './settings.js';
+import { namesWithSubscribers, subscribedNames } from './subscriptions.js';
 
 export interface FeedPreset {
   submodule: string;
@@ -19,7 +19,8 @@ export interface FeedPreset {
 export interface SubmoduleSubscriptions {
   /** Names of the submodules the org subscribes to; [] when the submodules module is off for the org. */
   subscribedBy(em: EntityManager, orgId: number): Promise<string[]>;
-  /** Names of the submodules at least one org (with the submodules module on) subscribes to. */
+  /** Names of the submodules at least one org (with the submodules module on) subscribes to (`em` is not used: the
+   *  read is across orgs). */
   withSubscribers(em: EntityManager): Promise<string[]>;
   /** Feed presets of the submodules the org subscribes to (same on/off rule as subscribedBy). */
   feedPresets(em: EntityManager, orgId: number): Promise<FeedPreset[]>;
@@ -33,23 +34,24 @@ export const submoduleSubscriptions = defineService<SubmoduleSubscriptions>({
   description: 'Which submodules an org subscribes to, which have subscribers, and the feed presets of an org\'s subscriptions',
 });
 
+/** The handle of a caller's EntityManager, which must be bound to the org asked about. */
+function handleOf(em: EntityManager, orgId: number): OrgDb {
+  const db = orgDb(em);
+  if (db.org !== orgId) throw new Error(`submodules.subscriptions: asked about org ${orgId} with an EntityManager bound to org ${db.org}`);
+  return db;
+}
+
 export function subscriptionsFor(services: CoreServices): SubmoduleSubscriptions {
   const known = async (names: string[]) => {
     const catalog = await catalogOf(services);
     return names.filter((n) => catalog.get(n));
   };
   return {
-    subscribedBy: async (em, orgId) => known(await subscribedNames(em, orgId)),
-    async withSubscribers(em) {
-      // Every org's rows (a cross-org read in raw SQL): only names leave this function.
-      const rows: { submodule: string }[] = await em.execute(
-        `select distinct s.submodule from submodules_subscriptions s join organizations o on o.id = s.organization_id
-         where (o.modules ->> '${MODULE}') = 'true' order by s.submodule`);
-      return known(rows.map((r) => r.submodule));
-    },
+    subscribedBy: async (em, orgId) => known(await subscribedNames(handleOf(em, orgId))),
+    withSubscribers: async () => known(await namesWithSubscribers(services)),
     async feedPresets(em, orgId) {
       const catalog = await catalogOf(services);
-      return (await subscribedNames(em, orgId)).flatMap((name) => (catalog.get(name)?.feeds ?? [])
+      return (await subscribedNames(handleOf(em, orgId))).flatMap((name) => (catalog.get(name)?.feeds ?? [])
         .map((f) => ({ submodule: name, key: f.key, title: f.title, description: f.description, kind: f.kind, config: structuredClone(f.config) })));
     },
     async readers() {

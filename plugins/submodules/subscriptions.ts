@@ -2,7 +2,8 @@
 // submodules.subscriptions (409 when full; subscribing again reserves nothing), makes or refreshes the submodule's
 // shared pages through the knowledge module when it is loaded, and is audited — all in one transaction. Ending
 // deletes the row; feeds the org made from presets keep running and shared pages stay for other subscribers.
-import { notFound, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
+// One org's statements go through its org-bound handle; counts over every org go through services.acrossOrgs.
+import { notFound, sql, type CoreServices, type OrgDb } from '@quad/core';
 import type { Submodule } from './catalog.js';
 import { sharedPages } from './knowledge-link.js';
 import { MODULE } from './settings.js';
@@ -10,7 +11,7 @@ import { MODULE } from './settings.js';
 export const LIMIT_KEY = 'submodules.subscriptions';
 
 /** The module is on for an org: `organizations.modules` holds `"submodules": true` (off by default). */
-const MODULE_ON = `(o.modules ->> '${MODULE}') = 'true'`;
+const MODULE_ON = sql`(o.modules ->> ${MODULE}::text) = 'true'`;
 
 export interface SubscriptionRow { submodule: string; created_at: Date; refreshed_at: Date }
 
@@ -21,22 +22,27 @@ export async function subscriptionsOf(db: OrgDb): Promise<Map<string, Subscripti
 }
 
 /** Names the org subscribes to; [] when the module is off for it. */
-export async function subscribedNames(em: EntityManager, orgId: number): Promise<string[]> {
-  const rows: { submodule: string }[] = await em.execute(
-    `select s.submodule from submodules_subscriptions s join organizations o on o.id = s.organization_id
-     where s.organization_id = ? and ${MODULE_ON} order by s.submodule`, [orgId]);
+export async function subscribedNames(db: OrgDb): Promise<string[]> {
+  const rows = await db.sql<{ submodule: string }>`
+    select s.submodule from submodules_subscriptions s join organizations o on o.id = s.organization_id
+    where ${db.inOrg('s')} and ${MODULE_ON} order by s.submodule`;
   return rows.map((r) => r.submodule);
 }
 
-/**
- * Subscribers per submodule, counting orgs with the module on. A cross-org read (every org's rows, no org filter:
- * raw SQL), kept to counts.
- */
-export async function subscriberCounts(em: EntityManager): Promise<Map<string, number>> {
-  const rows: { submodule: string; n: number }[] = await em.execute(
-    `select s.submodule, count(*)::int as n from submodules_subscriptions s join organizations o on o.id = s.organization_id
-     where ${MODULE_ON} group by s.submodule`);
+/** Subscribers per submodule, counting orgs with the module on: read across orgs, kept to counts. */
+export async function subscriberCounts(services: CoreServices): Promise<Map<string, number>> {
+  const rows = await services.acrossOrgs('submodules.subscriber_counts', (all) => all.sql<{ submodule: string; n: number }>`
+    select s.submodule, count(*)::int as n from submodules_subscriptions s join organizations o on o.id = s.organization_id
+    where ${MODULE_ON} group by s.submodule`);
   return new Map(rows.map((r) => [r.submodule, r.n]));
+}
+
+/** Names of the submodules at least one org with the module on subscribes to: read across orgs, only names leave. */
+export async function namesWithSubscribers(services: CoreServices): Promise<string[]> {
+  const rows = await services.acrossOrgs('submodules.with_subscribers', (all) => all.sql<{ submodule: string }>`
+    select distinct s.submodule from submodules_subscriptions s join organizations o on o.id = s.organization_id
+    where ${MODULE_ON} order by s.submodule`);
+  return rows.map((r) => r.submodule);
 }
 
 export interface Subscribed {

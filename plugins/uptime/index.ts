@@ -2,12 +2,18 @@
 // the Uptime page; category Monitoring, off by default). Monitors of http(s) URLs checked on a schedule through the
 // core's safe fetcher, with raw checks (30 days), a daily rollup (400 days), and a down/up event and problem.
 // README: routes, tools, jobs, limits, tables, events, problems, pages and the design decisions.
-import { defineModule, type DashboardDecl } from '@quad/core';
+import { defineModule, orgDb, type DashboardDecl, type EntityManager } from '@quad/core';
 import { uptimeRoutes } from './routes.js';
 import { uptimeTools } from './tools.js';
 import { checkDueJob, pruneJob } from './jobs.js';
 import { DOWN_EVENT, UP_EVENT } from './record.js';
 import { LIMIT_KEY } from './store.js';
+
+/** The count limit's use: the org's monitors (the limits engine passes an EntityManager bound to the org). */
+async function countMonitors(em: EntityManager): Promise<number> {
+  const db = orgDb(em);
+  return (await db.one<{ n: number }>`select count(*)::int as n from uptime_monitors where ${db.inOrg()}`)!.n;
+}
 
 const dashboard: DashboardDecl = {
   // The Overview card's counts (web/index.tsx UptimeCard).
@@ -33,7 +39,7 @@ export default defineModule({
   ],
   limits: [{
     key: LIMIT_KEY, kind: 'count', default: 50, paidBy: 'org', description: 'Uptime monitors of an org',
-    count: async (em, orgId) => Number((await em.execute('select count(*) as n from uptime_monitors where organization_id = ?', [orgId]))[0].n),
+    count: countMonitors,
   }],
   tables: { uptime_monitors: 'org', uptime_checks: 'org', uptime_days: 'org' },
   migrations: new URL('./migrations/', import.meta.url),

@@ -73,6 +73,6 @@ export const uptimeRoutes: RoutesPlugin = async (app) => {
     schema: { tags, summary: 'Check now: runs the check in the request (up to the monitor\'s timeout) and answers it; 409 while paused', params: MonitorParams, response: { 200: CheckOut, ...Errors, 409: ErrorBody } },
   }, async (request) => {
     const { id } = request.params;
-    return checkNow(request.db, services, id, (tx) => request.audit(tx, 'uptime.checked', { id }));
+    return checkNow(request.db, services, id, (tx) => request.audit(tx.em, 'uptime.checked', { id }));
   });
 };

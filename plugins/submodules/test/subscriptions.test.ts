@@ -112,18 +112,21 @@ t.test('the limit submodules.subscriptions: 409 when full, again still 200', asy
 });
 
 t.test('the service other modules read', async (t) => {
-  const em = quad.orm.em.fork();
+  // Callers pass an EntityManager bound to the org they ask about (a route's, a tool's); withSubscribers reads across orgs.
+  const acm = quad.emFor(org.id);
+  const betaEm = quad.emFor(beta.id);
   await w.call('PUT', '/api/dashboard/acm/submodules/careers/subscription', w.officerToken);
-  t.same(await service.subscribedBy(em, org.id), ['campus', 'careers']);
-  t.same(await service.withSubscribers(em), ['campus', 'careers']);
-  const presets = await service.feedPresets(em, org.id);
+  t.same(await service.subscribedBy(acm, org.id), ['campus', 'careers']);
+  t.same(await service.withSubscribers(quad.orm.em.fork()), ['campus', 'careers']);
+  const presets = await service.feedPresets(acm, org.id);
   t.same(presets.map((p) => `${p.submodule}/${p.key}`), ['careers/swe-internships', 'careers/new-grad', 'careers/hackathons']);
-  t.same(await service.feedPresets(em, beta.id), [], 'beta subscribes to campus only: no presets');
+  t.same(await service.feedPresets(betaEm, beta.id), [], 'beta subscribes to campus only: no presets');
+  await t.rejects(service.subscribedBy(acm, beta.id), /bound to org/, 'an EntityManager of another org is refused');
 
   await quad.updateOrg(beta.id, { modules: {} });
-  t.same(await service.subscribedBy(em, beta.id), [], 'module off: no subscriptions');
+  t.same(await service.subscribedBy(betaEm, beta.id), [], 'module off: no subscriptions');
   await quad.updateOrg(org.id, { modules: {} });
-  t.same(await service.withSubscribers(em), [], 'no org with the module on subscribes');
+  t.same(await service.withSubscribers(quad.orm.em.fork()), [], 'no org with the module on subscribes');
   await quad.updateOrg(org.id, { modules: { submodules: true } });
   await quad.updateOrg(beta.id, { modules: { submodules: true } });
 });

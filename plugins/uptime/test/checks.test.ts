@@ -3,6 +3,7 @@
 // problem, recovery with its event and the problem cleared, the schedule (due, paused, module off, not twice from
 // two runs at once, batches), the day rollup's math, the 24 h and 30 d uptime, and uptime.prune.
 import t from 'tap';
+import { orgDb } from '@quad/core';
 import { startUptimeWorld } from './world.js';
 import { CHECK_DUE_JOB, PRUNE_JOB, BATCH } from '../jobs.js';
 import { recordCheck } from '../record.js';
@@ -127,7 +128,7 @@ t.test('the schedule takes due monitors of orgs with uptime on, not paused, each
 
 t.test('the day rollup: checks, up, uptime %, latency over answered checks; the days route and 24 h / 30 d', async (t) => {
   const id = await w.insertMonitor(w.org.id, { name: 'rollup', paused: true });
-  const em = quad.emFor(w.org.id);
+  const db = orgDb(quad.emFor(w.org.id));
   const target = { id, organization_id: w.org.id, url: site.url() };
   const result = (ok: boolean, status: number | null, latency: number): ProbeResult =>
     ({ ok, status, latency_ms: latency, reason: ok ? null : status === null ? 'timeout' : 'status_mismatch', message: ok ? null : 'failed' });
@@ -135,10 +136,10 @@ t.test('the day rollup: checks, up, uptime %, latency over answered checks; the 
   const dayAt = (daysAgo: number, hour: number) => new Date(today - daysAgo * 86_400_000 + hour * 3_600_000);
   const day = (daysAgo: number) => dayAt(daysAgo, 0).toISOString().slice(0, 10);
   // Five days ago: two up (100 and 300 ms), one wrong status (50 ms); four days ago: one timeout (no answer).
-  await recordCheck(em, quad.services, target, result(true, 200, 100), dayAt(5, 1));
-  await recordCheck(em, quad.services, target, result(true, 200, 300), dayAt(5, 12));
-  await recordCheck(em, quad.services, target, result(false, 500, 50), dayAt(5, 23));
-  await recordCheck(em, quad.services, target, result(false, null, 10_000), dayAt(4, 12));
+  await recordCheck(db, quad.services, target, result(true, 200, 100), dayAt(5, 1));
+  await recordCheck(db, quad.services, target, result(true, 200, 300), dayAt(5, 12));
+  await recordCheck(db, quad.services, target, result(false, 500, 50), dayAt(5, 23));
+  await recordCheck(db, quad.services, target, result(false, null, 10_000), dayAt(4, 12));
   const days = (await call('GET', `/monitors/${id}/days?days=6`)).json().days;
   t.same(days.slice(0, 3), [
     { day: day(5), checks: 3, up: 2, uptime_pct: 66.67, latency_ms: { min: 50, avg: 150, max: 300 } },
@@ -152,8 +153,8 @@ t.test('the day rollup: checks, up, uptime %, latency over answered checks; the 
 
   // The last 24 hours count raw checks; 30 days count the rollup.
   const now = Date.now();
-  await recordCheck(em, quad.services, target, result(true, 200, 80), new Date(now - 60 * MINUTE));
-  await recordCheck(em, quad.services, target, result(false, 503, 20), new Date(now - 120 * MINUTE));
+  await recordCheck(db, quad.services, target, result(true, 200, 80), new Date(now - 60 * MINUTE));
+  await recordCheck(db, quad.services, target, result(false, 503, 20), new Date(now - 120 * MINUTE));
   const view = (await call('GET', `/monitors/${id}`)).json();
   t.equal(view.uptime_24h, 50);
   t.equal(view.uptime_30d, 50, '3 up of 6 checks in 30 days');
