@@ -4,7 +4,7 @@
 // deploy creates a pod on the org's provider account through the pods module's service `podhost.provider`, later
 // ones update it; jobs check health through the provider's proxy and roll back a deploy that never turns healthy.
 // README: routes, tools, jobs, limits, settings, tables, events, problems, pages and decisions.
-import { defineModule, type DashboardDecl } from '@quad/core';
+import { defineModule, orgDb, type DashboardDecl } from '@quad/core';
 import { LIMIT_KEY } from './apps.js';
 import { hostingJobs } from './jobs.js';
 import { podProviderRef } from './provider.js';
@@ -14,12 +14,12 @@ import { hostingTools } from './tools.js';
 
 const dashboard: DashboardDecl = {
   // The Overview card's counts (web/index.tsx HostingCard).
-  async overview({ em, org }) {
-    const [counts] = await em.execute<{ apps: number; live: number; unhealthy: number; deploying: number }[]>(
-      `select count(*)::int as apps, count(current_deploy_id)::int as live,
-              count(*) filter (where current_deploy_id is not null and health_status = 'unhealthy')::int as unhealthy,
-              (select count(*)::int from hostprov_deploys d where d.organization_id = ? and d.status in ('queued', 'starting')) as deploying
-       from hostprov_apps where organization_id = ?`, [org.id, org.id]);
+  async overview({ db }) {
+    const counts = await db.one<{ apps: number; live: number; unhealthy: number; deploying: number }>`
+      select count(*)::int as apps, count(current_deploy_id)::int as live,
+             count(*) filter (where current_deploy_id is not null and health_status = 'unhealthy')::int as unhealthy,
+             (select count(*)::int from hostprov_deploys d where ${db.inOrg('d')} and d.status in ('queued', 'starting')) as deploying
+      from hostprov_apps where ${db.inOrg()}`;
     return { ...counts! };
   },
 };
@@ -39,7 +39,11 @@ export default defineModule({
   ],
   limits: [{
     key: LIMIT_KEY, kind: 'count', default: 25, paidBy: 'org', description: 'hosting apps',
-    count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from hostprov_apps where organization_id = ?', [orgId]))[0].n),
+    // The limits engine counts on an EntityManager bound to the org.
+    count: async (em) => {
+      const db = orgDb(em);
+      return (await db.one<{ n: number }>`select count(*)::int as n from hostprov_apps where ${db.inOrg()}`)!.n;
+    },
   }],
   secrets: [{ name: 'hostprov.env_', perKey: true, writeOnly: true, label: 'A secret environment value of hosted apps (hostprov.env_<key>, named in an app\'s secret_env)' }],
   tables: { hostprov_apps: 'org', hostprov_deploys: 'org' },

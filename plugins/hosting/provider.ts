@@ -1,7 +1,7 @@
 // The org's pod provider, from the pods module's service `podhost.provider` (plugins never import each other, so
 // the interface the hosting module relies on is declared here; the registry checks at boot that the pods module
 // provides it). Failures arrive as plain errors with `kind` 'refused' (the provider's 4xx) or 'failed'.
-import { defineService, HttpError, type CoreServices, type EntityManager } from '@quad/core';
+import { defineService, HttpError, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
 
 export interface PodSpec {
   name: string;
@@ -47,13 +47,14 @@ export function isProviderError(err: unknown): err is ProviderError {
 
 export const NOT_CONNECTED = 'The org has no hostprov API key: set hostprov_api_key on Explore → Integrations first';
 
-export async function orgProvider(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider | null> {
-  return services.service(podProviderRef).forOrg(em, orgId);
+/** The org's provider (its key read on the org's handle), or null when the org has not connected it. */
+export async function orgProvider(services: CoreServices, db: OrgDb): Promise<PodProvider | null> {
+  return services.service(podProviderRef).forOrg(db.em, db.org);
 }
 
 /** The org's provider, or 400 saying how to connect it. */
-export async function requireProvider(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider> {
-  const provider = await orgProvider(services, em, orgId);
+export async function requireProvider(services: CoreServices, db: OrgDb): Promise<PodProvider> {
+  const provider = await orgProvider(services, db);
   if (!provider) throw new HttpError(400, NOT_CONNECTED, 'provider_not_connected');
   return provider;
 }

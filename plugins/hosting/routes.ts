@@ -22,7 +22,7 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
   app.get(PREFIX, {
     config: officer,
     schema: { tags, summary: 'The org\'s apps with their current deploy and health, by name', params: OrgParams, response: { 200: Type.Object({ apps: Type.Array(AppOut) }), ...Errors } },
-  }, async (request) => ({ apps: await listApps(request.em, request.org!.id) }));
+  }, async (request) => ({ apps: await listApps(request.db) }));
 
   app.post(PREFIX, {
     config: { ...officer, countLimit: LIMIT_KEY },
@@ -31,19 +31,18 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
       params: OrgParams, body: RegisterBody, response: { 201: AppOut, ...Errors, ...Conflict },
     },
   }, async (request, reply) => {
-    const orgId = request.org!.id;
     const { name, ...fields } = request.body;
     const manifest = checkManifest(fields);
     // The route's countLimit runs it in one transaction with the reservation.
-    await registerApp(request.em, orgId, name, manifest, request.caller?.actor ?? null);
+    await registerApp(request.db, name, manifest, request.caller?.actor ?? null);
     await request.audit(request.em, 'hostprov.app_registered', { app: name, image: manifest.image, secret_env: Object.keys(manifest.secret_env) });
-    return reply.code(201).send(await getApp(request.em, orgId, name));
+    return reply.code(201).send(await getApp(request.db, name));
   });
 
   app.get(`${PREFIX}/:name`, {
     config: officer,
     schema: { tags, summary: 'One app with its current deploy, its newest deploy and its health', params: AppParams, response: { 200: AppOut, ...Errors } },
-  }, async (request) => getApp(request.em, request.org!.id, request.params.name));
+  }, async (request) => getApp(request.db, request.params.name));
 
   app.put(`${PREFIX}/:name`, {
     config: officer,
@@ -52,14 +51,13 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
       params: AppParams, body: ManifestBody, response: { 200: AppOut, ...Errors, ...Conflict },
     },
   }, async (request) => {
-    const orgId = request.org!.id;
     const { name } = request.params;
     const manifest = checkManifest(request.body);
-    await request.em.transactional(async (tx) => {
-      await changeManifest(tx, orgId, name, manifest);
-      await request.audit(tx, 'hostprov.app_changed', { app: name, image: manifest.image, secret_env: Object.keys(manifest.secret_env) });
+    await request.db.transaction(async (tx) => {
+      await changeManifest(tx, name, manifest);
+      await request.audit(tx.em, 'hostprov.app_changed', { app: name, image: manifest.image, secret_env: Object.keys(manifest.secret_env) });
     });
-    return getApp(request.em, orgId, name);
+    return getApp(request.db, name);
   });
 
   app.delete(`${PREFIX}/:name`, {
@@ -70,7 +68,7 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request) => {
     const { name } = request.params;
-    const done = await deleteApp(request.em, services, request.org!.id, name);
+    const done = await deleteApp(request.db, services, name);
     await request.audit(request.em, 'hostprov.app_deleted', { app: name, pod_id: done.pod_terminated });
     return { deleted: name, ...done };
   });
@@ -83,9 +81,9 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request, reply) => {
     const { name } = request.params;
-    const deploy = await request.em.transactional(async (tx) => {
-      const started = await startDeploy(tx, services, request.org!.id, name, request.body, 'officer', request.caller?.actor ?? null);
-      await request.audit(tx, 'hostprov.deploy_started', { app: name, deploy_id: started.id, image: started.image });
+    const deploy = await request.db.transaction(async (tx) => {
+      const started = await startDeploy(tx, services, name, request.body, 'officer', request.caller?.actor ?? null);
+      await request.audit(tx.em, 'hostprov.deploy_started', { app: name, deploy_id: started.id, image: started.image });
       return started;
     });
     return reply.code(202).send(deploy);
@@ -94,7 +92,7 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
   app.get(`${PREFIX}/:name/deploys`, {
     config: officer,
     schema: { tags, summary: 'The app\'s deploys, newest first (limit default 20, at most 100; before pages on)', params: AppParams, querystring: HistoryQuery, response: { 200: HistoryOut, ...Errors } },
-  }, async (request) => deployHistory(request.em, request.org!.id, request.params.name, request.query));
+  }, async (request) => deployHistory(request.db, request.params.name, request.query));
 
   app.post(`${PREFIX}/:name/rollback`, {
     config: officer,
@@ -104,9 +102,9 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request, reply) => {
     const { name } = request.params;
-    const deploy = await request.em.transactional(async (tx) => {
-      const started = await startRollback(tx, services, request.org!.id, name, request.caller?.actor ?? null);
-      await request.audit(tx, 'hostprov.rolled_back', { app: name, deploy_id: started.id, rollback_of: started.rollback_of, image: started.image });
+    const deploy = await request.db.transaction(async (tx) => {
+      const started = await startRollback(tx, services, name, request.caller?.actor ?? null);
+      await request.audit(tx.em, 'hostprov.rolled_back', { app: name, deploy_id: started.id, rollback_of: started.rollback_of, image: started.image });
       return started;
     });
     return reply.code(202).send(deploy);
@@ -118,5 +116,5 @@ export const hostingRoutes: RoutesPlugin = async (app) => {
       tags, summary: 'The app\'s pod live from the provider; 404 before the first deploy, 424 when the provider fails',
       params: AppParams, response: { 200: PodOut, ...Errors, ...ProviderErrors },
     },
-  }, async (request) => livePod(request.em, services, request.org!.id, request.params.name));
+  }, async (request) => livePod(request.db, services, request.params.name));
 };

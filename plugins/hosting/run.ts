@@ -5,8 +5,10 @@
 //     past the deadline fails it, otherwise it checks again HOSTPROV_HEALTH_POLL_SECONDS later (a new run);
 //   a failed deploy (provider refusal or failure, missing secret, never healthy) raises the app's problem and, unless
 //     it was itself an automatic roll back, rolls back to the app's current (last healthy) deploy.
-// Each step writes its state with a condition on the state it expects, so a repeated run changes nothing.
-import type { CoreServices, EntityManager } from '@quad/core';
+// Each step writes its state with a condition on the state it expects, so a repeated run changes nothing. Every
+// statement is on the org's handle (a job's `db`, or the 5-minute job's handle of the org a sweep found); no
+// transaction is open while the provider or the health check is asked.
+import type { CoreServices, OrgDb } from '@quad/core';
 import { SECRET_PREFIX, type AppManifest } from './app-manifest.js';
 import { problemKey } from './apps.js';
 import { CHECK_JOB, insertRollback } from './deploys.js';
@@ -15,12 +17,12 @@ import { isProviderError, NOT_CONNECTED, orgProvider, type PodProvider, type Pod
 import { settingsOf } from './settings.js';
 import type { AppRow, DeployRow } from './views.js';
 
-export interface RunContext { em: EntityManager; services: CoreServices; orgId: number }
+export interface RunContext { db: OrgDb; services: CoreServices }
 
-async function loadDeploy(em: EntityManager, orgId: number, deployId: number): Promise<{ deploy: DeployRow; app: AppRow } | null> {
-  const [row] = await em.execute<(DeployRow & { app: AppRow })[]>(
-    `select d.*, to_jsonb(a) as app from hostprov_deploys d join hostprov_apps a on a.id = d.app_id
-     where d.organization_id = ? and d.id = ?`, [orgId, deployId]);
+async function loadDeploy(db: OrgDb, deployId: number): Promise<{ deploy: DeployRow; app: AppRow } | null> {
+  const row = await db.one<DeployRow & { app: AppRow }>`
+    select d.*, to_jsonb(a) as app from hostprov_deploys d join hostprov_apps a on a.id = d.app_id
+    where ${db.inOrg('d')} and d.id = ${deployId}`;
   if (!row) return null;
   const { app, ...deploy } = row;
   return { deploy: deploy as DeployRow, app };
@@ -32,7 +34,7 @@ async function resolveEnv(ctx: RunContext, manifest: AppManifest): Promise<{ env
   if (!wanted.length) return { env: { ...manifest.env } };
   let values: Map<string, string>;
   try {
-    values = await ctx.services.secrets.values(ctx.em, ctx.orgId, wanted.map(([, key]) => `${SECRET_PREFIX}${key}`));
+    values = await ctx.services.secrets.values(ctx.db.em, ctx.db.org, wanted.map(([, key]) => `${SECRET_PREFIX}${key}`));
   } catch (err) {
     return { error: `The secret env could not be read: ${(err as Error).message}` };
   }
@@ -58,10 +60,11 @@ function podSpec(app: AppRow, deploy: DeployRow, env: Record<string, string>): P
 /** Make the app's pod and record it on the app; a pod made for an app deleted meanwhile is terminated again. */
 async function createPod(ctx: RunContext, provider: PodProvider, app: AppRow, spec: PodSpec): Promise<boolean> {
   const pod = await provider.create(spec);
-  // Recorded at once (autocommit): a later failure of this run must not lose a pod that bills.
-  const [kept] = await ctx.em.execute('update hostprov_apps set pod_id = ?, updated_at = now() where organization_id = ? and id = ? returning id', [pod.id, ctx.orgId, app.id]);
+  // Recorded at once (its own statement): a later failure of this run must not lose a pod that bills.
+  const { db } = ctx;
+  const kept = await db.run`update hostprov_apps set pod_id = ${pod.id}, updated_at = now() where ${db.inOrg()} and id = ${app.id}`;
   if (!kept) await provider.delete(pod.id).catch(() => undefined);
-  return Boolean(kept);
+  return kept > 0;
 }
 
 const providerMessage = (err: unknown) => {
@@ -71,16 +74,16 @@ const providerMessage = (err: unknown) => {
 
 /** hostprov.deploy: put the deploy's image on the app's pod and start the health checks. A summary for the log. */
 export async function runDeploy(ctx: RunContext, deployId: number): Promise<string> {
-  const { em, services, orgId } = ctx;
+  const { db, services } = ctx;
   // Taken once: a second run of the same job finds it started.
-  const claimed = await em.execute("update hostprov_deploys set started_at = now() where organization_id = ? and id = ? and status = 'queued' and started_at is null returning id", [orgId, deployId]);
-  if (!claimed.length) return 'not queued any more';
-  const loaded = await loadDeploy(em, orgId, deployId);
+  const claimed = await db.run`update hostprov_deploys set started_at = now() where ${db.inOrg()} and id = ${deployId} and status = 'queued' and started_at is null`;
+  if (!claimed) return 'not queued any more';
+  const loaded = await loadDeploy(db, deployId);
   if (!loaded) return 'gone';
   const { deploy, app } = loaded;
   const resolved = await resolveEnv(ctx, deploy.manifest);
   if ('error' in resolved) return failDeploy(ctx, deployId, resolved.error);
-  const provider = await orgProvider(services, em, orgId);
+  const provider = await orgProvider(services, db);
   if (!provider) return failDeploy(ctx, deployId, NOT_CONNECTED);
   const spec = podSpec(app, deploy, resolved.env);
   try {
@@ -99,19 +102,19 @@ export async function runDeploy(ctx: RunContext, deployId: number): Promise<stri
     return failDeploy(ctx, deployId, providerMessage(err));
   }
   const poll = settingsOf(services).HOSTPROV_HEALTH_POLL_SECONDS;
-  await em.transactional(async (tx) => {
-    const started = await tx.execute(
-      `update hostprov_deploys set status = 'starting', health_deadline_at = now() + make_interval(secs => ?)
-       where organization_id = ? and id = ? and status = 'queued' returning id`, [deploy.manifest.health.deadline_seconds, orgId, deployId]);
-    if (started.length) await services.startJob(tx, CHECK_JOB, { deploy_id: deployId }, { orgId, runAt: new Date(Date.now() + poll * 1000) });
+  await db.transaction(async (tx) => {
+    const started = await tx.run`
+      update hostprov_deploys set status = 'starting', health_deadline_at = now() + make_interval(secs => ${deploy.manifest.health.deadline_seconds})
+      where ${tx.inOrg()} and id = ${deployId} and status = 'queued'`;
+    if (started) await services.startJob(tx.em, CHECK_JOB, { deploy_id: deployId }, { orgId: tx.org, runAt: new Date(Date.now() + poll * 1000) });
   });
   return 'starting';
 }
 
 /** hostprov.check: one health check of a starting deploy. `now` decides whether its deadline has passed. */
 export async function checkDeploy(ctx: RunContext, deployId: number, now: Date): Promise<string> {
-  const { em, services, orgId } = ctx;
-  const loaded = await loadDeploy(em, orgId, deployId);
+  const { db, services } = ctx;
+  const loaded = await loadDeploy(db, deployId);
   if (!loaded || loaded.deploy.status !== 'starting') return 'not starting';
   const { deploy, app } = loaded;
   if (app.pod_id === null) return failDeploy(ctx, deployId, 'The app has no pod');
@@ -122,26 +125,27 @@ export async function checkDeploy(ctx: RunContext, deployId: number, now: Date):
   if (now.getTime() >= new Date(deploy.health_deadline_at!).getTime()) {
     return failDeploy(ctx, deployId, `Not healthy within ${health.deadline_seconds} s: ${result.detail}`);
   }
-  await em.transactional(async (tx) => {
-    await tx.execute('update hostprov_apps set health_status = \'unhealthy\', health_detail = ?, health_checked_at = now() where organization_id = ? and id = ?', [result.detail, orgId, app.id]);
-    await services.startJob(tx, CHECK_JOB, { deploy_id: deployId }, { orgId, runAt: new Date(Date.now() + settings.HOSTPROV_HEALTH_POLL_SECONDS * 1000) });
+  await db.transaction(async (tx) => {
+    await tx.run`update hostprov_apps set health_status = 'unhealthy', health_detail = ${result.detail}, health_checked_at = now() where ${tx.inOrg()} and id = ${app.id}`;
+    await services.startJob(tx.em, CHECK_JOB, { deploy_id: deployId }, { orgId: tx.org, runAt: new Date(Date.now() + settings.HOSTPROV_HEALTH_POLL_SECONDS * 1000) });
   });
   return `not healthy yet: ${result.detail}`;
 }
 
 async function markHealthy(ctx: RunContext, deploy: DeployRow, app: AppRow, detail: string): Promise<string> {
-  const { services, orgId } = ctx;
-  await ctx.em.transactional(async (tx) => {
-    const done = await tx.execute("update hostprov_deploys set status = 'healthy', finished_at = now() where organization_id = ? and id = ? and status = 'starting' returning id", [orgId, deploy.id]);
-    if (!done.length) return;
-    await tx.execute(
-      `update hostprov_apps set current_deploy_id = ?, health_status = 'healthy', health_detail = ?, health_checked_at = now(), updated_at = now()
-       where organization_id = ? and id = ?`, [deploy.id, detail, orgId, app.id]);
-    await services.emit(tx, {
+  const { services } = ctx;
+  const orgId = ctx.db.org;
+  await ctx.db.transaction(async (tx) => {
+    const done = await tx.run`update hostprov_deploys set status = 'healthy', finished_at = now() where ${tx.inOrg()} and id = ${deploy.id} and status = 'starting'`;
+    if (!done) return;
+    await tx.run`
+      update hostprov_apps set current_deploy_id = ${deploy.id}, health_status = 'healthy', health_detail = ${detail}, health_checked_at = now(), updated_at = now()
+      where ${tx.inOrg()} and id = ${app.id}`;
+    await services.emit(tx.em, {
       orgId, kind: 'hostprov.deployed', title: `${app.name} is live: ${deploy.image}`,
       data: { app: app.name, deploy_id: Number(deploy.id), image: deploy.image, rollback_of: deploy.rollback_of === null ? null : Number(deploy.rollback_of) },
     });
-    await services.clearProblem(tx, orgId, problemKey(app.name));
+    await services.clearProblem(tx.em, orgId, problemKey(app.name));
   });
   return 'healthy';
 }
@@ -151,24 +155,25 @@ async function markHealthy(ctx: RunContext, deploy: DeployRow, app: AppRow, deta
  * the app's current (last healthy) deploy when it has one and the failed deploy was not itself an automatic roll back.
  */
 export async function failDeploy(ctx: RunContext, deployId: number, message: string): Promise<string> {
-  const { services, orgId } = ctx;
-  return ctx.em.transactional(async (tx) => {
-    const [failed] = await tx.execute<DeployRow[]>(
-      `update hostprov_deploys set status = 'failed', error = ?, finished_at = now()
-       where organization_id = ? and id = ? and status in ('queued', 'starting') returning *`, [message, orgId, deployId]);
+  const { services } = ctx;
+  const orgId = ctx.db.org;
+  return ctx.db.transaction(async (tx) => {
+    const failed = await tx.one<DeployRow>`
+      update hostprov_deploys set status = 'failed', error = ${message}, finished_at = now()
+      where ${tx.inOrg()} and id = ${deployId} and status in ('queued', 'starting') returning *`;
     if (!failed) return 'not in progress';
-    const [app] = await tx.execute<AppRow[]>('select * from hostprov_apps where organization_id = ? and id = ? for update', [orgId, failed.app_id]);
-    const [current] = app && app.current_deploy_id !== null && failed.trigger !== 'auto_rollback'
-      ? await tx.execute<DeployRow[]>('select * from hostprov_deploys where organization_id = ? and id = ?', [orgId, app.current_deploy_id])
-      : [];
+    const app = await tx.one<AppRow>`select * from hostprov_apps where ${tx.inOrg()} and id = ${failed.app_id} for update`;
+    const current = app && app.current_deploy_id !== null && failed.trigger !== 'auto_rollback'
+      ? await tx.one<DeployRow>`select * from hostprov_deploys where ${tx.inOrg()} and id = ${app.current_deploy_id}`
+      : null;
     const rollback = current ? await insertRollback(tx, services, app!, current, 'auto_rollback', null) : null;
     const name = app?.name ?? String(failed.app_id);
     const then = rollback ? ` Rolling back to ${current!.image} (deploy ${Number(current!.id)}).` : '';
-    await services.emit(tx, {
+    await services.emit(tx.em, {
       orgId, kind: 'hostprov.deploy_failed', title: `Deploy of ${name} failed: ${failed.image}`, message: `${message}${then}`,
       data: { app: name, deploy_id: Number(failed.id), image: failed.image, error: message, rollback_deploy_id: rollback ? Number(rollback.id) : null },
     });
-    await services.raiseProblem(tx, {
+    await services.raiseProblem(tx.em, {
       orgId, key: problemKey(name), title: `Deploy of ${name} failed`, message: `${failed.image}: ${message}${then}`,
       data: { app: name, deploy_id: Number(failed.id) },
     });

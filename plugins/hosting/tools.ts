@@ -18,8 +18,8 @@ export const appsTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ apps: Type.Array(AppOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }) {
-    return { apps: await listApps(em, org.id) };
+  async handler({ db }) {
+    return { apps: await listApps(db) };
   },
 });
 
@@ -32,9 +32,9 @@ export const appTool = defineTool({
   input: Type.Object({ name: AppName }, { additionalProperties: false }),
   output: Type.Object({ app: AppOut, deploys: HistoryOut.properties.deploys }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
-    const app = await getApp(em, org.id, input.name);
-    return { app, deploys: (await deployHistory(em, org.id, input.name, { limit: 20 })).deploys };
+  async handler({ db }, input) {
+    const app = await getApp(db, input.name);
+    return { app, deploys: (await deployHistory(db, input.name, { limit: 20 })).deploys };
   },
 });
 
@@ -49,8 +49,8 @@ export const deployTool = defineTool({
   input: Type.Object({ name: AppName, tag: Type.Optional(Tag), digest: Type.Optional(Digest) }, { additionalProperties: false }),
   output: DeployOut,
   annotations: { destructive: false, idempotent: false },
-  async handler({ em, org, services, caller }, { name, ...ref }) {
-    return startDeploy(em, services, org.id, name, ref, 'tool', caller.actor);
+  async handler({ db, services, caller }, { name, ...ref }) {
+    return startDeploy(db, services, name, ref, 'tool', caller.actor);
   },
 });
 
@@ -64,13 +64,13 @@ export const rollbackTool = defineTool({
   output: DeployOut,
   annotations: { destructive: true, idempotent: false },
   confirm: true,
-  async preview({ em, org }, input) {
-    const app = await findApp(em, org.id, input.name);
-    const target = await rollbackTarget(em, app);
+  async preview({ db }, input) {
+    const app = await findApp(db, input.name);
+    const target = await rollbackTarget(db, app);
     return { app: input.name, roll_back_to: target ? { deploy_id: Number(target.id), image: target.image } : null };
   },
-  async handler({ em, org, services, caller }, input) {
-    return startRollback(em, services, org.id, input.name, caller.actor);
+  async handler({ db, services, caller }, input) {
+    return startRollback(db, services, input.name, caller.actor);
   },
 });
 

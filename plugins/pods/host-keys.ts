@@ -5,7 +5,7 @@
 // as PODHOST_CREATE_ID), so no two pods are ever certified for the same name and one pod's host key cannot stand for
 // another's. The pod's row keeps the name and the public key (both public); the private key lives only in the
 // create's request to the provider and on the pod: it is never stored, answered or logged here.
-import { conflict, type CoreServices, type EntityManager } from '@quad/core';
+import { conflict, type CoreServices, type OrgDb } from '@quad/core';
 import { issueHostCertificate } from './certificates.js';
 import { newKeyPair, orgKeyPair } from './keys.js';
 
@@ -26,11 +26,11 @@ export interface KnownHostKey { alias: string; publicKey: string }
 export const hostKeyAliasOf = (createId: string) => `podhost-${createId}`;
 
 /** A new host key for the pod a create is about to make, certified by the org's host_ca (made now if it has none). */
-export async function makePodHostKey(services: CoreServices, em: EntityManager, org: { id: number; prefix: string }, createId: string): Promise<PodHostKey> {
-  const ca = await orgKeyPair(services, em, org.id, 'host_ca');
+export async function makePodHostKey(services: CoreServices, db: OrgDb, orgPrefix: string, createId: string): Promise<PodHostKey> {
+  const ca = await orgKeyPair(services, db, 'host_ca');
   const alias = hostKeyAliasOf(createId);
   const pair = newKeyPair(alias);
-  const certificate = issueHostCertificate({ hostPublicKey: pair.publicKey, principal: alias, caPrivateKey: ca.privateKey, keyId: `${org.prefix}:${alias}` });
+  const certificate = issueHostCertificate({ hostPublicKey: pair.publicKey, principal: alias, caPrivateKey: ca.privateKey, keyId: `${orgPrefix}:${alias}` });
   return { alias, publicKey: pair.publicKey, privateKey: pair.privateKey, certificate };
 }
 

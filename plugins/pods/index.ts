@@ -5,7 +5,7 @@
 // routes/cli.ts and is its own package, cli/); the service itself logs in as root for connected sessions and files
 // (ssh/, routes/connected.ts, routes/files.ts). Members of the server (members.ts), sessions and the job that starts
 // and stops pods around them (sessions.ts, schedule.ts), tools for agents (tools.ts), the officers' page (web/).
-import { defineModule, provide } from '@quad/core';
+import { defineModule, orgDb, provide } from '@quad/core';
 import { LOST_POD_DELETED } from './lost-creates.js';
 import { testHostprov } from './pods.js';
 import { scheduleJob } from './schedule.js';
@@ -21,7 +21,11 @@ export default defineModule({
   coreVersion: '^0.1.0',
   limits: [{
     key: PODS_LIMIT, kind: 'count', default: 10, paidBy: 'org', description: 'pods',
-    count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from compute_pods where organization_id = ?', [orgId]))[0].n),
+    // The limits engine counts on an EntityManager bound to the org.
+    count: async (em) => {
+      const db = orgDb(em);
+      return (await db.one<{ n: number }>`select count(*)::int as n from compute_pods where ${db.inOrg()}`)!.n;
+    },
   }],
   integrations: [{
     key: PROVIDER,

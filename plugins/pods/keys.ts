@@ -5,7 +5,7 @@
 // sealed with SECRETS_KEY, bound to their org and kind so a row copied elsewhere does not open.
 import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
-import type { CoreServices, EntityManager } from '@quad/core';
+import type { CoreServices, OrgDb } from '@quad/core';
 import { MODULE } from './settings.js';
 
 export const KEY_KINDS = ['backend', 'user_ca', 'host_ca'] as const;
@@ -23,8 +23,8 @@ export function newKeyPair(comment: string): OrgKeyPair {
   return { publicKey: key.toPublic().toString('ssh'), privateKey: key.toString('ssh') };
 }
 
-async function readKeys(em: EntityManager, orgId: number): Promise<KeyRow[]> {
-  return em.execute('select kind, public_key, private_key_sealed from compute_keys where organization_id = ?', [orgId]);
+async function readKeys(db: OrgDb): Promise<KeyRow[]> {
+  return db.sql<KeyRow>`select kind, public_key, private_key_sealed from compute_keys where ${db.inOrg()}`;
 }
 
 /**
@@ -32,17 +32,17 @@ async function readKeys(em: EntityManager, orgId: number): Promise<KeyRow[]> {
  * keys predate it). The missing rows go in one statement: a concurrent first pod either inserts nothing (`on conflict
  * do nothing`) and reads the winner's, or wins.
  */
-export async function ensureOrgKeys(services: CoreServices, em: EntityManager, orgId: number): Promise<Record<KeyKind, string>> {
-  let rows = await readKeys(em, orgId);
+export async function ensureOrgKeys(services: CoreServices, db: OrgDb): Promise<Record<KeyKind, string>> {
+  let rows = await readKeys(db);
   const missing = KEY_KINDS.filter((kind) => !rows.some((r) => r.kind === kind));
   if (missing.length) {
-    const made = missing.map((kind) => ({ kind, pair: newKeyPair(`podhost-${kind}-org${orgId}`) }));
-    await em.execute(
-      `insert into compute_keys (organization_id, kind, public_key, private_key_sealed)
-       select ?, k.kind, k.public_key, k.sealed from json_to_recordset(?::json) as k(kind text, public_key text, sealed text)
-       on conflict (organization_id, kind) do nothing`,
-      [orgId, JSON.stringify(made.map(({ kind, pair }) => ({ kind, public_key: pair.publicKey, sealed: services.secrets.seal(sealContext(orgId, kind), pair.privateKey) })))]);
-    rows = await readKeys(em, orgId);
+    const made = missing.map((kind) => ({ kind, pair: newKeyPair(`podhost-${kind}-org${db.org}`) }));
+    const sealed = made.map(({ kind, pair }) => ({ kind, public_key: pair.publicKey, sealed: services.secrets.seal(sealContext(db.org, kind), pair.privateKey) }));
+    await db.run`
+      insert into compute_keys (organization_id, kind, public_key, private_key_sealed)
+      select ${db.org}::int, k.kind, k.public_key, k.sealed from json_to_recordset(${JSON.stringify(sealed)}::json) as k(kind text, public_key text, sealed text)
+      on conflict (organization_id, kind) do nothing`;
+    rows = await readKeys(db);
   }
   return Object.fromEntries(rows.map((r) => [r.kind, r.public_key])) as Record<KeyKind, string>;
 }
@@ -51,12 +51,12 @@ export async function ensureOrgKeys(services: CoreServices, em: EntityManager, o
  * One of the org's pairs with its private part opened, made now if the org lacks it (an org whose pods predate its
  * keys: those pods then refuse them; or `host_ca` for an org whose keys predate it).
  */
-export async function orgKeyPair(services: CoreServices, em: EntityManager, orgId: number, kind: KeyKind): Promise<OrgKeyPair> {
-  const find = async () => (await readKeys(em, orgId)).find((r) => r.kind === kind);
+export async function orgKeyPair(services: CoreServices, db: OrgDb, kind: KeyKind): Promise<OrgKeyPair> {
+  const find = async () => (await readKeys(db)).find((r) => r.kind === kind);
   let row = await find();
   if (!row) {
-    await ensureOrgKeys(services, em, orgId);
+    await ensureOrgKeys(services, db);
     row = (await find())!;
   }
-  return { publicKey: row.public_key, privateKey: services.secrets.open(sealContext(orgId, kind), row.private_key_sealed) };
+  return { publicKey: row.public_key, privateKey: services.secrets.open(sealContext(db.org, kind), row.private_key_sealed) };
 }

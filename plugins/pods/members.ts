@@ -3,7 +3,7 @@
 // { id, name, username, avatar, roles }; Discord's refusals become this module's answers; names for a set of chat
 // user ids are read with as few Discord calls as the bot's permissions allow.
 import {
-  DiscordRequestError, HttpError, badRequest, displayName, type CoreServices, type EntityManager, type OrgSnapshot,
+  DiscordRequestError, HttpError, badRequest, displayName, type CoreServices, type OrgDb, type OrgSnapshot,
 } from '@quad/core';
 import type { PodRow } from './pods.js';
 
@@ -134,19 +134,18 @@ export async function namesOf(discord: Discord, guildId: string | null | undefin
 interface ConnectionRow { chat_user_id: string; username: string; is_admin: boolean; created_at: Date | string }
 
 /** The pod's last RECENT_MAX connections (compute_connections: one row per certificate), newest first. */
-async function recentConnections(em: EntityManager, orgId: number, podId: string): Promise<ConnectionRow[]> {
-  return em.execute(
-    `select chat_user_id, username, is_admin, created_at from compute_connections
-     where organization_id = ? and pod_id = ? order by created_at desc, id desc limit ${RECENT_MAX}`,
-    [orgId, podId]);
+async function recentConnections(db: OrgDb, podId: string): Promise<ConnectionRow[]> {
+  return db.sql<ConnectionRow>`
+    select chat_user_id, username, is_admin, created_at from compute_connections
+    where ${db.inOrg()} and pod_id = ${podId} order by created_at desc, id desc limit ${RECENT_MAX}`;
 }
 
 /**
  * A pod's members: who may use it (is_public, allowed users) and who connected lately, with display names for at
  * most NAMES_MAX of them (allowed users first); a name Discord could not give is null.
  */
-export async function podMembers(em: EntityManager, discord: Discord, org: OrgSnapshot, pod: PodRow, onNamesError: (err: unknown) => void) {
-  const recent = await recentConnections(em, org.id, pod.pod_id);
+export async function podMembers(db: OrgDb, discord: Discord, org: OrgSnapshot, pod: PodRow, onNamesError: (err: unknown) => void) {
+  const recent = await recentConnections(db, pod.pod_id);
   const names = await namesOf(discord, org.discordGuildId, [...pod.allowed_users, ...recent.map((r) => r.chat_user_id)], onNamesError);
   const nameOf = (id: string) => names.get(id) ?? null;
   return {

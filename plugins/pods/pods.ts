@@ -1,7 +1,7 @@
 // Pod records (compute_pods) and the provider behind them: which provider client an org gets (its own API key,
 // the org secret hostprov_api_key), how a record and the provider's live view make the answer, and how the
 // provider's failures become the spec's statuses (its 4xx: 400 with its reason; its failures: 424).
-import { HttpError, badRequest, notFound, type CoreServices, type EntityManager, type IntegrationContext } from '@quad/core';
+import { HttpError, badRequest, notFound, sql, type CoreServices, type EntityManager, type IntegrationContext, type OrgDb } from '@quad/core';
 import type { KnownHostKey } from './host-keys.js';
 import { hostprovProvider } from './provider/hostprov.js';
 import { ProviderFailed, ProviderRefused, type PodProvider, type PodSpec, type ProviderPod } from './provider/types.js';
@@ -20,7 +20,7 @@ export interface PodRow {
 /** The provider's view of a pod now: its record of it, GONE, or UNKNOWN with why. */
 export type LiveStatus = { pod: ProviderPod } | { status: 'GONE' } | { status: 'UNKNOWN'; reason: string };
 
-const COLUMNS = `id, pod_id, provider, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type, container_disk_in_gb,
+const COLUMNS = sql`id, pod_id, provider, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type, container_disk_in_gb,
   volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, created_at, updated_at, host_key_alias, host_public_key`;
 
 export function podView(row: PodRow, live: LiveStatus) {
@@ -38,12 +38,17 @@ export function podView(row: PodRow, live: LiveStatus) {
   };
 }
 
-/** The org's provider client, or null when the org has not set its API key (503 without SECRETS_KEY). */
-export async function orgProvider(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider | null> {
+/** The org's provider client with its API key (read with `em`, bound to `orgId`), or null when it has none. */
+export async function providerWithKey(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider | null> {
   const apiKey = await services.secrets.get(em, orgId, API_KEY_SECRET);
   if (!apiKey) return null;
   const settings = services.moduleSettings<PodsSettings>(MODULE);
   return hostprovProvider({ baseUrl: settings.HOSTPROV_API_URL, apiKey, timeoutMs: settings.PODHOST_PROVIDER_TIMEOUT_MS });
+}
+
+/** The org's provider client, or null when the org has not set its API key (503 without SECRETS_KEY). */
+export function orgProvider(services: CoreServices, db: OrgDb): Promise<PodProvider | null> {
+  return providerWithKey(services, db.em, db.org);
 }
 
 /**
@@ -66,8 +71,8 @@ export async function testHostprov({ services, values }: IntegrationContext): Pr
 export const NOT_CONNECTED = `The org has no ${PROVIDER} API key: set ${API_KEY_SECRET} on Explore → Integrations first`;
 
 /** The org's provider, or 400 saying how to connect it. */
-export async function requireProvider(services: CoreServices, em: EntityManager, orgId: number): Promise<PodProvider> {
-  const provider = await orgProvider(services, em, orgId);
+export async function requireProvider(services: CoreServices, db: OrgDb): Promise<PodProvider> {
+  const provider = await orgProvider(services, db);
   if (!provider) throw badRequest(NOT_CONNECTED, 'provider_not_connected');
   return provider;
 }
@@ -91,12 +96,13 @@ export async function askProvider<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function listPods(em: EntityManager, orgId: number): Promise<PodRow[]> {
-  return em.execute(`select ${COLUMNS} from compute_pods where organization_id = ? order by created_at desc, id desc`, [orgId]);
+export async function listPods(db: OrgDb): Promise<PodRow[]> {
+  return db.sql<PodRow>`select ${COLUMNS} from compute_pods where ${db.inOrg()} order by created_at desc, id desc`;
 }
 
-export async function findPod(em: EntityManager, orgId: number, podId: string, lock = false): Promise<PodRow> {
-  const [row]: PodRow[] = await em.execute(`select ${COLUMNS} from compute_pods where organization_id = ? and pod_id = ?${lock ? ' for update' : ''}`, [orgId, podId]);
+/** The org's pod (locked for the caller's transaction when `lock`), or 404. */
+export async function findPod(db: OrgDb, podId: string, lock = false): Promise<PodRow> {
+  const row = await db.one<PodRow>`select ${COLUMNS} from compute_pods where ${db.inOrg()} and pod_id = ${podId}${lock ? sql` for update` : sql``}`;
   if (!row) throw notFound(`No pod ${podId} in this org`, 'pod_not_found');
   return row;
 }
@@ -122,10 +128,10 @@ export async function liveStatuses(provider: PodProvider | null, rows: PodRow[])
 }
 
 /** The org's pods as answers, with one list call to the provider (none for an org without pods). */
-export async function podsWithStatus(services: CoreServices, em: EntityManager, orgId: number) {
-  const rows = await listPods(em, orgId);
+export async function podsWithStatus(services: CoreServices, db: OrgDb) {
+  const rows = await listPods(db);
   if (!rows.length) return [];
-  const live = await liveStatuses(await orgProvider(services, em, orgId), rows);
+  const live = await liveStatuses(await orgProvider(services, db), rows);
   return rows.map((row) => podView(row, live.get(row.pod_id)!));
 }
 
@@ -147,23 +153,23 @@ function unknownReason(err: unknown): string {
 }
 
 /** The pod's row; `spec.env` is the officer's (its names are kept), `hostKey` the public part of its certified host key. */
-export async function insertPod(em: EntityManager, orgId: number, pod: ProviderPod, spec: PodSpec, access: { is_public: boolean; allowed_users: string[] }, createdBy: string | null, hostKey: KnownHostKey): Promise<PodRow> {
-  const [row]: PodRow[] = await em.execute(
-    `insert into compute_pods (organization_id, provider, pod_id, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type,
-       container_disk_in_gb, volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, host_key_alias, host_public_key)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, string_to_array(?, ','), ?, string_to_array(?, ','), ?, ?, ?) returning ${COLUMNS}`,
-    [orgId, PROVIDER, pod.id, spec.name, spec.image, spec.gpu?.typeId ?? null, spec.gpu?.count ?? null, spec.cpu?.flavor ?? null, spec.cpu?.vcpus ?? null,
-      spec.cloudType ?? null, spec.containerDiskGb ?? null, spec.volume?.sizeGb ?? null, spec.volume?.mountPath ?? null,
-      Object.keys(spec.env).join(','), access.is_public, access.allowed_users.join(','), createdBy, hostKey.alias, hostKey.publicKey]);
-  return row;
+export async function insertPod(db: OrgDb, pod: ProviderPod, spec: PodSpec, access: { is_public: boolean; allowed_users: string[] }, createdBy: string | null, hostKey: KnownHostKey): Promise<PodRow> {
+  const [row] = await db.sql<PodRow>`
+    insert into compute_pods (organization_id, provider, pod_id, name, image, gpu_type_id, gpu_count, cpu_flavor, vcpu_count, cloud_type,
+      container_disk_in_gb, volume_in_gb, volume_mount_path, env_names, is_public, allowed_users, created_by, host_key_alias, host_public_key)
+    values (${db.org}, ${PROVIDER}, ${pod.id}, ${spec.name}, ${spec.image}, ${spec.gpu?.typeId ?? null}, ${spec.gpu?.count ?? null},
+      ${spec.cpu?.flavor ?? null}, ${spec.cpu?.vcpus ?? null}, ${spec.cloudType ?? null}, ${spec.containerDiskGb ?? null},
+      ${spec.volume?.sizeGb ?? null}, ${spec.volume?.mountPath ?? null}, ${Object.keys(spec.env)}::text[], ${access.is_public},
+      ${access.allowed_users}::text[], ${createdBy}, ${hostKey.alias}, ${hostKey.publicKey})
+    returning ${COLUMNS}`;
+  return row!;
 }
 
-export async function updateAccess(em: EntityManager, orgId: number, podId: string, access: { is_public?: boolean; allowed_users?: string[] }): Promise<PodRow> {
-  const [row]: PodRow[] = await em.execute(
-    `update compute_pods set is_public = coalesce(?, is_public),
-       allowed_users = case when ? then string_to_array(?, ',') else allowed_users end, updated_at = now()
-     where organization_id = ? and pod_id = ? returning ${COLUMNS}`,
-    [access.is_public ?? null, access.allowed_users !== undefined, (access.allowed_users ?? []).join(','), orgId, podId]);
+export async function updateAccess(db: OrgDb, podId: string, access: { is_public?: boolean; allowed_users?: string[] }): Promise<PodRow> {
+  const row = await db.one<PodRow>`
+    update compute_pods set is_public = coalesce(${access.is_public ?? null}::boolean, is_public),
+      allowed_users = coalesce(${access.allowed_users ?? null}::text[], allowed_users), updated_at = now()
+    where ${db.inOrg()} and pod_id = ${podId} returning ${COLUMNS}`;
   if (!row) throw notFound(`No pod ${podId} in this org`, 'pod_not_found');
   return row;
 }
@@ -178,13 +184,13 @@ export async function providerAction(provider: PodProvider, row: PodRow, action:
 }
 
 /** After the provider did it, in the caller's transaction: terminate's bookkeeping and the pod's event. */
-export async function recordPodAction(services: CoreServices, em: EntityManager, orgId: number, row: PodRow, action: PodAction, data: Record<string, unknown> = {}): Promise<void> {
-  if (action === 'terminate') await deletePod(em, orgId, row.pod_id);
-  await services.emit(em, { orgId, kind: actionEvent(action), title: `Pod ${row.name} ${PAST[action]}`, data: { pod_id: row.pod_id, name: row.name, ...data } });
+export async function recordPodAction(services: CoreServices, db: OrgDb, row: PodRow, action: PodAction, data: Record<string, unknown> = {}): Promise<void> {
+  if (action === 'terminate') await deletePod(db, row.pod_id);
+  await services.emit(db.em, { orgId: db.org, kind: actionEvent(action), title: `Pod ${row.name} ${PAST[action]}`, data: { pod_id: row.pod_id, name: row.name, ...data } });
 }
 
 /** Terminate's bookkeeping: the record and its connection rows (spec "States and transitions"). */
-export async function deletePod(em: EntityManager, orgId: number, podId: string): Promise<void> {
-  await em.execute('delete from compute_connections where organization_id = ? and pod_id = ?', [orgId, podId]);
-  await em.execute('delete from compute_pods where organization_id = ? and pod_id = ?', [orgId, podId]);
+export async function deletePod(db: OrgDb, podId: string): Promise<void> {
+  await db.run`delete from compute_connections where ${db.inOrg()} and pod_id = ${podId}`;
+  await db.run`delete from compute_pods where ${db.inOrg()} and pod_id = ${podId}`;
 }

@@ -2,7 +2,7 @@
 // less): the rules of a new session, the officers' reads and writes, and the records the job podhost.schedule
 // (schedule.ts) works through. Writers hold the pod row's lock (findPod with lock), as the job does, so a session
 // never changes under a run that is deciding about its pod.
-import { badRequest, conflict, notFound, type EntityManager } from '@quad/core';
+import { badRequest, conflict, notFound, sql, type AcrossOrgsDb, type OrgDb } from '@quad/core';
 
 export const SESSION_MAX_HOURS = 24;
 /** Sessions a pod keeps, ended ones included, so its history cannot grow without bound (409 past it). */
@@ -15,7 +15,7 @@ export interface SessionRow {
   start_handled_at: Date | null; started_pod: boolean; end_handled_at: Date | null; deleted_at: Date | null;
 }
 
-const COLUMNS = 'id, pod_id, title, start_at, stop_at, created_by, created_at, start_handled_at, started_pod, end_handled_at, deleted_at';
+const COLUMNS = sql`id, pod_id, title, start_at, stop_at, created_by, created_at, start_handled_at, started_pod, end_handled_at, deleted_at`;
 const HOUR_MS = 3_600_000;
 // Date, then hours and minutes, optional seconds and fraction, then the zone (the part some clients leave out).
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -77,69 +77,73 @@ export function sessionView(row: SessionRow) {
 }
 
 /** The pod's sessions as officers see them (not those deleted and waiting for the schedule), by start. */
-export async function listSessions(em: EntityManager, orgId: number, podId: string): Promise<SessionRow[]> {
-  return em.execute(`select ${COLUMNS} from compute_sessions where organization_id = ? and pod_id = ? and deleted_at is null order by start_at, id`, [orgId, podId]);
+export async function listSessions(db: OrgDb, podId: string): Promise<SessionRow[]> {
+  return db.sql<SessionRow>`select ${COLUMNS} from compute_sessions where ${db.inOrg()} and pod_id = ${podId} and deleted_at is null order by start_at, id`;
 }
 
 /** Add a session; the caller holds the pod row's lock, so two creates cannot both take the last place. */
-export async function insertSession(tx: EntityManager, orgId: number, podId: string, s: SessionWindow, createdBy: string | null): Promise<SessionRow> {
-  const [{ n }] = await tx.execute('select count(*)::int as n from compute_sessions where organization_id = ? and pod_id = ?', [orgId, podId]);
+export async function insertSession(tx: OrgDb, podId: string, s: SessionWindow, createdBy: string | null): Promise<SessionRow> {
+  const { n } = (await tx.one<{ n: number }>`select count(*)::int as n from compute_sessions where ${tx.inOrg()} and pod_id = ${podId}`)!;
   if (n >= SESSIONS_PER_POD) {
     throw conflict(`A pod keeps at most ${SESSIONS_PER_POD} sessions (ended ones go ${SESSION_RETENTION_DAYS} days after their end); delete some first`, 'too_many_sessions', { limit: SESSIONS_PER_POD });
   }
-  const [row]: SessionRow[] = await tx.execute(
-    `insert into compute_sessions (organization_id, pod_id, title, start_at, stop_at, created_by) values (?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
-    [orgId, podId, s.title, s.start, s.stop, createdBy]);
-  return row;
+  const [row] = await tx.sql<SessionRow>`
+    insert into compute_sessions (organization_id, pod_id, title, start_at, stop_at, created_by)
+    values (${tx.org}, ${podId}, ${s.title}, ${s.start}, ${s.stop}, ${createdBy}) returning ${COLUMNS}`;
+  return row!;
 }
 
 /**
  * Remove a session (404 when the pod has no such one). When the schedule started the pod for it and has not handled
  * its end, the row stays hidden (deleted_at) so the next run stops the pod; `podStopPending` says so.
  */
-export async function removeSession(tx: EntityManager, orgId: number, podId: string, id: number): Promise<{ row: SessionRow; podStopPending: boolean }> {
-  const [row]: SessionRow[] = await tx.execute(
-    `select ${COLUMNS} from compute_sessions where organization_id = ? and pod_id = ? and id = ? and deleted_at is null for update`, [orgId, podId, id]);
+export async function removeSession(tx: OrgDb, podId: string, id: number): Promise<{ row: SessionRow; podStopPending: boolean }> {
+  const row = await tx.one<SessionRow>`
+    select ${COLUMNS} from compute_sessions where ${tx.inOrg()} and pod_id = ${podId} and id = ${id} and deleted_at is null for update`;
   if (!row) throw notFound(`No session ${id} on pod ${podId}`, 'session_not_found');
   const podStopPending = row.started_pod && row.end_handled_at === null;
-  if (podStopPending) await tx.execute('update compute_sessions set deleted_at = now() where id = ?', [row.id]);
-  else await tx.execute('delete from compute_sessions where id = ?', [row.id]);
+  if (podStopPending) await tx.run`update compute_sessions set deleted_at = now() where ${tx.inOrg()} and id = ${row.id}`;
+  else await tx.run`delete from compute_sessions where ${tx.inOrg()} and id = ${row.id}`;
   return { row, podStopPending };
 }
 
 // ---- For the job podhost.schedule ----
 
-/** Pods with a transition due at `now`: a session that starts within `leadMs` and was not started, or one that ended or was deleted and whose end was not handled. */
-export async function podsWithDueSessions(em: EntityManager, now: Date, leadMs: number): Promise<{ organization_id: number; pod_id: string }[]> {
-  return em.execute(
-    `select distinct organization_id, pod_id from compute_sessions
-     where end_handled_at is null
-       and (stop_at <= ? or deleted_at is not null or (start_handled_at is null and start_at <= ?))
-     order by organization_id, pod_id`, [now, new Date(now.getTime() + leadMs)]);
+/** A pod with a transition due, as the sweep across orgs finds it. */
+export interface DuePod { organization_id: number; pod_id: string }
+
+/**
+ * Pods of every org with a transition due at `now`: a session that starts within `leadMs` and was not started, or
+ * one that ended or was deleted and whose end was not handled.
+ */
+export async function podsWithDueSessions(all: AcrossOrgsDb, now: Date, leadMs: number): Promise<DuePod[]> {
+  return all.sql<DuePod>`
+    select distinct organization_id, pod_id from compute_sessions
+    where end_handled_at is null
+      and (stop_at <= ${now} or deleted_at is not null or (start_handled_at is null and start_at <= ${new Date(now.getTime() + leadMs)}))
+    order by organization_id, pod_id`;
 }
 
 /** The pod's sessions whose end was not handled yet (deleted ones included); the caller holds the pod row's lock. */
-export async function unfinishedSessions(tx: EntityManager, orgId: number, podId: string): Promise<SessionRow[]> {
-  return tx.execute(`select ${COLUMNS} from compute_sessions where organization_id = ? and pod_id = ? and end_handled_at is null order by start_at, id`, [orgId, podId]);
+export async function unfinishedSessions(tx: OrgDb, podId: string): Promise<SessionRow[]> {
+  return tx.sql<SessionRow>`select ${COLUMNS} from compute_sessions where ${tx.inOrg()} and pod_id = ${podId} and end_handled_at is null order by start_at, id`;
 }
 
-const inList = (ids: string[]) => ids.map(() => '?').join(', ');
-
-export async function markStartHandled(tx: EntityManager, ids: string[], startedPod: boolean, now: Date): Promise<void> {
+export async function markStartHandled(tx: OrgDb, ids: string[], startedPod: boolean, now: Date): Promise<void> {
   if (!ids.length) return;
-  await tx.execute(`update compute_sessions set start_handled_at = ?, started_pod = ? where id in (${inList(ids)})`, [now, startedPod, ...ids]);
+  await tx.run`update compute_sessions set start_handled_at = ${now}, started_pod = ${startedPod} where ${tx.inOrg()} and id = any(${ids}::bigint[])`;
 }
 
 /** The end of these sessions was handled: deleted ones go for good, the others keep their history. */
-export async function markEndHandled(tx: EntityManager, ids: string[], now: Date): Promise<void> {
+export async function markEndHandled(tx: OrgDb, ids: string[], now: Date): Promise<void> {
   if (!ids.length) return;
-  await tx.execute(`delete from compute_sessions where deleted_at is not null and id in (${inList(ids)})`, ids);
-  await tx.execute(
-    `update compute_sessions set end_handled_at = ?, start_handled_at = coalesce(start_handled_at, ?) where id in (${inList(ids)})`, [now, now, ...ids]);
+  await tx.run`delete from compute_sessions where ${tx.inOrg()} and deleted_at is not null and id = any(${ids}::bigint[])`;
+  await tx.run`
+    update compute_sessions set end_handled_at = ${now}, start_handled_at = coalesce(start_handled_at, ${now})
+    where ${tx.inOrg()} and id = any(${ids}::bigint[])`;
 }
 
-/** Sessions that ended more than SESSION_RETENTION_DAYS before `now` go (handled or not: their pod is long past them). */
-export async function pruneEndedSessions(em: EntityManager, now: Date): Promise<number> {
-  const rows = await em.execute('delete from compute_sessions where stop_at < ? returning id', [new Date(now.getTime() - SESSION_RETENTION_DAYS * 24 * HOUR_MS)]);
-  return rows.length;
+/** Sessions of every org that ended more than SESSION_RETENTION_DAYS before `now` go (handled or not: their pod is long past them). */
+export async function pruneEndedSessions(all: AcrossOrgsDb, now: Date): Promise<number> {
+  return all.run`delete from compute_sessions where stop_at < ${new Date(now.getTime() - SESSION_RETENTION_DAYS * 24 * HOUR_MS)}`;
 }

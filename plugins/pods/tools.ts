@@ -17,8 +17,8 @@ export const podsTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ pods: Type.Array(PodOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org, services }) {
-    return { pods: await podsWithStatus(services, em, org.id) };
+  async handler({ db, services }) {
+    return { pods: await podsWithStatus(services, db) };
   },
 });
 
@@ -31,9 +31,9 @@ export const sessionsTool = defineTool({
   input: Type.Object(PodId, { additionalProperties: false }),
   output: Type.Object({ sessions: Type.Array(SessionOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
-    const pod = await findPod(em, org.id, input.pod_id);
-    return { sessions: (await listSessions(em, org.id, pod.pod_id)).map(sessionView) };
+  async handler({ db }, input) {
+    const pod = await findPod(db, input.pod_id);
+    return { sessions: (await listSessions(db, pod.pod_id)).map(sessionView) };
   },
 });
 
@@ -45,10 +45,10 @@ export const podActionTool = defineTool({
   scope: 'podhost:manage',
   input: Type.Object({ ...PodId, action: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('restart')]) }, { additionalProperties: false }),
   output: Type.Object({ pod_id: Type.String(), action: Type.String() }),
-  async handler({ em, org, services }, input) {
-    const row = await findPod(em, org.id, input.pod_id);
-    await providerAction(await requireProvider(services, em, org.id), row, input.action);
-    await recordPodAction(services, em, org.id, row, input.action, { by: 'tool' });
+  async handler({ db, services }, input) {
+    const row = await findPod(db, input.pod_id);
+    await providerAction(await requireProvider(services, db), row, input.action);
+    await recordPodAction(services, db, row, input.action, { by: 'tool' });
     return { pod_id: row.pod_id, action: input.action };
   },
 });
@@ -62,10 +62,10 @@ export const addSessionTool = defineTool({
   scope: 'podhost:manage',
   input: Type.Object({ ...PodId, ...SessionBody.properties }, { additionalProperties: false }),
   output: SessionOut,
-  async handler({ em, org, caller }, { pod_id, ...body }) {
+  async handler({ db, caller }, { pod_id, ...body }) {
     const session = sessionWindow(body, new Date());
-    const pod = await findPod(em, org.id, pod_id, true);
-    return sessionView(await insertSession(em, org.id, pod.pod_id, session, caller.actor));
+    const pod = await findPod(db, pod_id, true);
+    return sessionView(await insertSession(db, pod.pod_id, session, caller.actor));
   },
 });
 
@@ -78,9 +78,9 @@ export const deleteSessionTool = defineTool({
   input: Type.Object({ ...PodId, id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false }),
   output: Type.Object({ id: Type.Integer(), deleted: Type.Boolean(), pod_stop_pending: Type.Boolean() }),
   annotations: { destructive: true, idempotent: false },
-  async handler({ em, org }, input) {
-    const pod = await findPod(em, org.id, input.pod_id, true);
-    const removed = await removeSession(em, org.id, pod.pod_id, input.id);
+  async handler({ db }, input) {
+    const pod = await findPod(db, input.pod_id, true);
+    const removed = await removeSession(db, pod.pod_id, input.id);
     return { id: input.id, deleted: true, pod_stop_pending: removed.podStopPending };
   },
 });

@@ -31,6 +31,13 @@ t.test('acrossOrgs: every org\'s rows, one transaction, a checked reason, logged
   const labels = await services.acrossOrgs('test.labels', (all) => all.sql<{ label: string }>`select label from sample_items order by id`);
   t.same(labels.map((r) => r.label), ['one', 'two', 'three', 'flushed'], 'work that throws is rolled back; what its EntityManager persisted is flushed');
 
+  const nested = await services.acrossOrgs('test.outer', async (all) => {
+    await all.run`insert into sample_items (organization_id, label) values (${aa.id}, 'outer')`;
+    return services.acrossOrgs('test.inner', (inner) => inner.sql<{ label: string }>`select label from sample_items where label = 'outer'`);
+  });
+  t.same(nested, [{ label: 'outer' }], 'a call inside another\'s work runs in its transaction (it sees the uncommitted row)');
+  await services.acrossOrgs('test.cleanup', (all) => all.run`delete from sample_items where label = 'outer'`);
+
   for (const reason of ['', 'count', 'Test.count', 'test.count items', 'test.']) {
     await t.rejects(services.acrossOrgs(reason, async () => 1), /the reason must be "<module>\.<what>"/, `reason ${JSON.stringify(reason)} refused`);
   }
@@ -38,6 +45,7 @@ t.test('acrossOrgs: every org\'s rows, one transaction, a checked reason, logged
   const { text } = await quad.metrics.exposition();
   t.match(text, /quad_across_orgs_total\{reason="test.count_items"\} 1\n/, 'and counted by reason');
   t.match(text, /quad_across_orgs_total\{reason="test.labels"\} 1\n/);
+  t.match(text, /quad_across_orgs_total\{reason="test.inner"\} 1\n/, 'a nested call counts under its own reason');
 });
 
 t.test('forOrg: one org\'s work found by a sweep runs on the ordinary path, kept in that org', async (t) => {

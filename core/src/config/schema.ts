@@ -14,7 +14,7 @@ export const SettingsSchema = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', description: 'address the API listens on' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL URL; unset starts an embedded PostgreSQL in DATA_DIR/pg' })),
   DATABASE_SERVICE_ROLE: Type.String({
-    default: '', pattern: '^([a-z_][a-z0-9_]{0,62})?$',
+    default: 'quad_service', pattern: '^([a-z_][a-z0-9_]{0,62})?$',
     description: 'the role the service connects as (made by DATABASE_URL\'s role, which must have CREATEROLE): no table of its own, no superuser, no BYPASSRLS, so row-level security holds; empty: the service connects as DATABASE_URL\'s role (refused in production when that is a superuser or BYPASSRLS role)',
   }),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 2, default: 10, description: 'connections the ORM pool may hold' }),

@@ -13,6 +13,7 @@
 // sweep goes back onto the ordinary path (a fork bound to that org), not through here.
 import type { EntityManager, Knex, MikroORM } from '@mikro-orm/postgresql';
 import { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { DeferredTransaction } from './deferred-transaction.js';
 import { orgDb, SqlHandle, type OrgDb } from './org-db.js';
@@ -71,11 +72,16 @@ export class AcrossOrgs {
     if (!REASON.test(reason)) throw new Error(`acrossOrgs: the reason must be "<module>.<what>" in lower case, not ${JSON.stringify(reason)}`);
     this.log.debug({ reason }, 'work across orgs');
     this.counter?.acrossOrgs(reason);
+    // Called inside another call's work (a service that reads across orgs, used by a sweep): its transaction, not a
+    // second connection of the small pool, which two such calls at once could wait on forever.
+    const outer = this.current.getStore();
+    if (outer && !outer.transaction.ended) return work(outer.handle);
     const transaction = new DeferredTransaction(this.owner, null);
     const em = transaction.enlist(this.orm.em.fork());
     em.setFilterParams(ORG_FILTER, { acrossOrgs: true });
+    const handle = new CrossOrgHandle(em, this.orm);
     try {
-      const result = await work(new CrossOrgHandle(em, this.orm));
+      const result = await this.current.run({ transaction, handle }, () => work(handle));
       await em.flush();
       await transaction.commit();
       return result;
@@ -84,6 +90,9 @@ export class AcrossOrgs {
       throw err;
     }
   }
+
+  /** The call whose work is running (see run). */
+  private readonly current = new AsyncLocalStorage<{ transaction: DeferredTransaction; handle: CrossOrgHandle }>();
 
   async close(): Promise<void> {
     await this.ownPool?.close(true);

@@ -30,10 +30,15 @@ export class DeferredTransaction {
   private begun: Promise<Connection> | null = null;
   /** BEGIN and the binding, answered (or failed) after the first statement was written behind them. */
   private bound: Promise<unknown> | null = null;
-  private ended = false;
+  private isEnded = false;
   private savepoints = 0;
   /** What the forks hold as their transaction context; made by the first fork (see context()). */
   private shared: { client: Knex.Client; transaction: Savepoint['transaction'] } | null = null;
+
+  /** Committed or rolled back: no statement may run in it any more. */
+  get ended(): boolean {
+    return this.isEnded;
+  }
 
   /** The org it is bound to; null for the cross-org path's transactions (bound to none). */
   readonly orgId: number | null;
@@ -58,7 +63,7 @@ export class DeferredTransaction {
   }
 
   private begin(): Promise<Connection> {
-    if (this.ended) return Promise.reject(new Error('The transaction has ended: no more statements may run in it'));
+    if (this.isEnded) return Promise.reject(new Error('The transaction has ended: no more statements may run in it'));
     return (this.begun ??= (async () => {
       const connection = await this.pool.acquireConnection() as Connection;
       // Not awaited: the first statement is written behind BEGIN and the binding (a failure of either fails it
@@ -114,14 +119,14 @@ export class DeferredTransaction {
    */
   async last<R>(statement: PreparedQuery): Promise<R[]> {
     if (!this.begun && this.orgId !== null) {
-      this.ended = true;
+      this.isEnded = true;
       return (await runInBoundTransaction<R>(this.pool, this.orgId, statement)).rows;
     }
     return (await (await this.begin()).query(statement)).rows as R[];
   }
 
   async commit(): Promise<void> {
-    this.ended = true;
+    this.isEnded = true;
     if (!this.begun) return;
     const connection = await this.begun;
     let failure: unknown;
@@ -139,7 +144,7 @@ export class DeferredTransaction {
 
   /** Roll back what began (never throws: a connection whose rollback failed is discarded, not pooled). */
   async rollback(): Promise<void> {
-    this.ended = true;
+    this.isEnded = true;
     const connection = await this.begun?.catch(() => null);
     if (!connection) return;
     let failure: unknown;

@@ -1,5 +1,6 @@
 // MikroORM for PostgreSQL: one ORM per process; requests, jobs and tool calls each work on a fork.
 import { MikroORM, type EntityManager, type Knex } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { EntitySchema } from '@mikro-orm/core';
 import { Organization } from '../entities/organization.js';
 import { AuditEntry, ErrorEntry, JobRun, Notification } from '../entities/logs.js';
@@ -13,8 +14,19 @@ import { OrgBinding, type IsolationLevel } from './org-binding.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
-export async function openOrm(options: { url: string; modules: readonly Module[]; poolMax: number; debug?: boolean }): Promise<MikroORM> {
-  return MikroORM.init({
+interface OrmOptions { url: string; modules: readonly Module[]; poolMax: number; debug?: boolean }
+
+export async function openOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init(ormConfig(options));
+}
+
+/** The same ORM, made at once and connected on its first statement (a test's own view of its database). */
+export function openOrmLazily(options: OrmOptions): MikroORM {
+  return MikroORM.initSync(ormConfig(options));
+}
+
+function ormConfig(options: OrmOptions) {
+  return {
     clientUrl: options.url,
     driver: QuadPostgreSqlDriver,
     entityManager: QuadEntityManager,
@@ -29,7 +41,7 @@ export async function openOrm(options: { url: string; modules: readonly Module[]
     // Pipelined connections: an org-bound statement is written behind BEGIN and its binding, not after their
     // answers (org-binding.ts). pg still answers every statement in order, each its own.
     driverOptions: { connection: { pipeline: true } },
-  });
+  };
 }
 
 /** The ORM's knex client: its pool of connections. */
@@ -51,8 +63,29 @@ export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
 /** Bind a fork made before its org was known (outside any transaction) to the org. */
 export function bindToOrg(orm: MikroORM, em: EntityManager, orgId: number): EntityManager {
   em.setFilterParams(ORG_FILTER, { orgId });
-  const pool = poolClient(orm);
-  return (em as QuadEntityManager).bindOrg(new OrgBinding(orgId, pool, beginBoundTransaction(pool)));
+  return (em as QuadEntityManager).bindOrg(bindingOf(poolClient(orm), orgId));
+}
+
+/**
+ * A fresh fork of `em`'s ORM bound to `orgId`: for a core service asked about an org its caller's EntityManager is
+ * not bound to (a superadmin's, the cross-org path's). Outside the caller's transaction.
+ */
+export function forkBoundTo(em: EntityManager, orgId: number): EntityManager {
+  const fork = em.fork({ clear: true, useContext: false, keepTransactionContext: false, disableContextResolution: true });
+  fork.setFilterParams(ORG_FILTER, { orgId });
+  return (fork as QuadEntityManager).bindOrg(bindingOf(em.getConnection().getKnex().client, orgId));
+}
+
+/** Orgs' bindings per pool, kept for the orgs bound most recently: a binding holds no state of a unit of work, and
+ *  making one (a client and its closures) cost more than the rest of binding a request's fork. */
+const bindings = new WeakMap<Knex.Client, LRUCache<number, OrgBinding>>();
+
+function bindingOf(pool: Knex.Client, orgId: number): OrgBinding {
+  let ofPool = bindings.get(pool);
+  if (!ofPool) bindings.set(pool, (ofPool = new LRUCache({ max: 5000 })));
+  let binding = ofPool.get(orgId);
+  if (!binding) ofPool.set(orgId, (binding = new OrgBinding(orgId, pool, beginBoundTransaction(pool))));
+  return binding;
 }
 
 export type { PreparedQuery, RawQuery } from './raw-query.js';

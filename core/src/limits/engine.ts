@@ -5,10 +5,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config/load.js';
-import { ORG_FILTER } from '../db/org-owned.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
 import type { PgListener } from '../db/listener.js';
-import { rawQueryOn, type RawQuery } from '../db/orm.js';
+import { forkBoundTo, rawQueryOn, type RawQuery } from '../db/orm.js';
+import type { QuadEntityManager } from '../db/entity-manager.js';
 import type {
   CountUse, PendingRateUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
 } from '../core-services.js';
@@ -296,12 +296,12 @@ export class LimitsEngine implements LimitsService {
   }
 
   /**
-   * Run a declaration's count on a fork of `em` that keeps its transaction (if any) and has the org filter bound
-   * to `orgId`: the count sees the org's rows whatever org `em` is bound to, and not the caller's unflushed ones.
+   * Run a declaration's count bound to `orgId`, not seeing the caller's unflushed entities: on a fork of `em` that
+   * keeps its transaction when `em` is bound to that org, else on a fresh fork bound to it (a superadmin's report,
+   * the cross-org path), whose statements row-level security keeps in the org.
    */
   private async count(decl: Decl, em: EntityManager, orgId: number): Promise<number> {
-    const fork = em.fork({ keepTransactionContext: true });
-    fork.setFilterParams(ORG_FILTER, { orgId });
+    const fork = (em as QuadEntityManager).boundOrgId === orgId ? em.fork({ keepTransactionContext: true }) : forkBoundTo(em, orgId);
     return Number(await decl.count!(fork, orgId));
   }
 

@@ -44,7 +44,7 @@ export interface LimitDecl {
   integrations?: string[];
   /**
    * Count limits: how many the org has now (the limits engine checks it under a lock before each create, and
-   * shows it as the use). Required for count limits.
+   * shows it as the use). Required for count limits. `em` is bound to the org (`orgDb(em)` is its handle).
    */
   count?: (em: EntityManager, orgId: number) => Promise<number>;
 }

@@ -15,7 +15,7 @@ import { importPlugin } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
 import { CORE_MODULES, pluginSpecs } from '../modules/load.js';
 import { startQuad, type Quad, type Role } from '../quad.js';
-import { forkFor, openOrm } from '../db/orm.js';
+import { forkFor, openOrmLazily } from '../db/orm.js';
 import { issueToken } from '../auth/token-admin.js';
 import type { IssuedToken, TokenRequest } from '../auth/machine-tokens.js';
 import { loadOrCreateKeyPair, type KeyPair } from '../auth/keys.js';
@@ -62,8 +62,8 @@ export interface OrgFields { prefix: string; name: string; modules: Record<strin
 export interface TestApp extends Quad {
   /**
    * The test's own view of the database, as its owner: every org's rows and the rows of no org, to seed fixtures and
-   * check what was written. With a service role (QUAD_TEST_SERVICE_ROLE) the service itself runs as that role, on
-   * `serviceOrm`; without one both are the same ORM.
+   * check what was written. The service itself runs as its service role (DATABASE_SERVICE_ROLE, `quad_service` by
+   * default), on `serviceOrm`; a test that sets the role empty gets one ORM for both.
    */
   orm: Quad['orm'];
   /** The ORM the service's own code runs on (as the service role when there is one). */
@@ -127,9 +127,6 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     // Random ports (TOOL_PORT too, unless a test sets it): test files run in parallel.
     overrides: {
       NODE_ENV: 'test', DATA_DIR: emptyConfigDir, JOB_THREADS: 2, TOOL_PORT: 0,
-      // QUAD_TEST_SERVICE_ROLE runs every test app as that service role (README "Org isolation"): how the suite is run
-      // under row-level security while the modules move onto the org-bound handle.
-      ...(process.env.QUAD_TEST_SERVICE_ROLE && { DATABASE_SERVICE_ROLE: process.env.QUAD_TEST_SERVICE_ROLE }),
       ...options.config, DATABASE_URL: db.url, PORT: options.port ?? 0, HOST: '127.0.0.1',
     },
   });
@@ -142,24 +139,21 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     removeConfigDir();
     throw err;
   }
-  const ownerOrm = quad.settings.DATABASE_SERVICE_ROLE
-    ? await openOrm({ url: db.url, modules: quad.registry.modules, poolMax: 4 }).catch(async (err) => {
-      await quad.close();
-      await db.drop();
-      removeConfigDir();
-      throw err;
-    })
-    : quad.orm;
+  // Made on first use: many tests never look at the database themselves.
+  let owner: MikroORM | undefined;
+  const ownerOrm = () => (owner ??= quad.settings.DATABASE_SERVICE_ROLE
+    ? openOrmLazily({ url: db.url, modules: quad.registry.modules, poolMax: 4 })
+    : quad.orm);
   t.teardown(async () => {
     await quad.close();
-    if (ownerOrm !== quad.orm) await ownerOrm.close();
+    if (owner && owner !== quad.orm) await owner.close();
     await db.drop();
     removeConfigDir();
   });
   const address = quad.app?.server.address();
   return {
     ...quad,
-    orm: ownerOrm,
+    get orm() { return ownerOrm(); },
     serviceOrm: quad.orm,
     get api() {
       if (!quad.app) throw new Error(`role ${options.role} has no API`);
@@ -167,18 +161,18 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
     },
     url: address && typeof address === 'object' ? `http://127.0.0.1:${address.port}` : '',
     databaseUrl: db.url,
-    createOrg: (fields) => createOrg(ownerOrm, fields),
+    createOrg: (fields) => createOrg(quad.orm, fields),
     updateOrg: async (orgId, fields) => {
-      await ownerOrm.em.fork().nativeUpdate(Organization, { id: orgId }, fields);
+      await quad.orm.em.fork().nativeUpdate(Organization, { id: orgId }, fields);
       quad.orgs.invalidate(orgId);
     },
-    waitForRun: (runId, timeoutMs) => waitForRun(ownerOrm, runId, timeoutMs),
+    waitForRun: (runId, timeoutMs) => waitForRun(ownerOrm(), runId, timeoutMs),
     routes: (prefix = '') => routeList(quad.app!, prefix),
     emFor: (orgId) => forkFor(quad.orm, orgId),
     async runJob(name, payload, orgId) {
       const job = quad.services.registry.jobs.get(name);
       if (!job) throw new Error(`No job "${name}" is declared`);
-      const org = orgId === null ? null : await ownerOrm.em.fork().findOneOrFail(Organization, { id: orgId });
+      const org = orgId === null ? null : await quad.orm.em.fork().findOneOrFail(Organization, { id: orgId });
       const em = orgId === null ? quad.orm.em.fork() : forkFor(quad.orm, orgId);
       await job.handler(withDb({ em, org, payload, services: quad.services, log: quad.log, attempt: 1, runKey: `test:${randomUUID()}` }) as unknown as Parameters<typeof job.handler>[0]);
     },

@@ -3,7 +3,7 @@
 // classes cannot cross: every failure leaves as a plain Error with `kind` 'refused' (the provider's 4xx: `status`
 // and its `reason`) or 'failed' (5xx, timeout, unreachable, unreadable answer), its message never carrying the key.
 import { defineService, type CoreServices, type EntityManager } from '@quad/core';
-import { orgProvider } from '../pods.js';
+import { providerWithKey } from '../pods.js';
 import { ProviderFailed, ProviderRefused, type PodProvider } from './types.js';
 
 /** A provider failure as other modules see it. */
@@ -59,7 +59,7 @@ function translated(provider: PodProvider): PodProvider {
 export function podProviderService(services: CoreServices): PodProviderService {
   return {
     async forOrg(em, orgId) {
-      const provider = await orgProvider(services, em, orgId);
+      const provider = await providerWithKey(services, em, orgId);
       return provider && translated(provider);
     },
   };

@@ -31,8 +31,7 @@ export default (async (app) => {
       params: PodParams, response: { 200: ConnectedOut, ...Errors, 503: ErrorBody },
     },
   }, async (request) => {
-    const org = request.org!;
-    const pod = await findPod(request.em, org.id, request.params.pod_id);
-    return connectedSessions(services, request.em, org, pod, request.log);
+    const pod = await findPod(request.db, request.params.pod_id);
+    return connectedSessions(services, request.db, request.org!, pod, request.log);
   });
 }) satisfies RoutesPlugin;

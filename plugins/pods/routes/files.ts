@@ -47,7 +47,7 @@ export default (async (app) => {
   });
 
   /** The request's pod, running, as a login (404, 409, 400, 424 otherwise). */
-  const podLogin = (request: FastifyRequest, podId: string) => runningPodLogin(services, request.em, request.org!.id, podId);
+  const podLogin = (request: FastifyRequest, podId: string) => runningPodLogin(services, request.db, podId);
 
   /** SFTP work on the pod within the limit; its failures as the spec's answers. */
   const onPod = <T>(request: FastifyRequest, login: PodLogin, limitMs: number, work: (session: PodSession) => Promise<T>) =>

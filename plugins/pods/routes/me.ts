@@ -34,8 +34,8 @@ export default (async (app) => {
   }, async (request) => {
     const org = request.org!;
     const user = await podUser(services, org, request.caller as MemberCaller | MachineCaller);
-    const rows = (await listPods(request.em, org.id)).filter((row) => accessOf(row, user));
-    const provider = rows.length ? await orgProvider(services, request.em, org.id) : null;
+    const rows = (await listPods(request.db)).filter((row) => accessOf(row, user));
+    const provider = rows.length ? await orgProvider(services, request.db) : null;
     if (!provider) return { pods: [] };
     const running = new Map((await askProvider(() => provider.list())).filter((p) => p.status === 'RUNNING').map((p) => [p.id, p]));
     return {
@@ -55,27 +55,28 @@ export default (async (app) => {
     },
   }, async (request) => {
     const org = request.org!;
+    const { db } = request;
     const key = parsePublicKey(request.body.public_key);
-    const row = await findPod(request.em, org.id, request.params.pod_id);
+    const row = await findPod(db, request.params.pod_id);
     const user = await podUser(services, org, request.caller as MemberCaller | MachineCaller);
     if (!accessOf(row, user)) throw forbidden('You may not use this pod: ask an officer to add you to it', 'no_pod_access');
     const hostKey = requireHostKey(row);
-    const live = await liveStatus(await orgProvider(services, request.em, org.id), row.pod_id);
+    const live = await liveStatus(await orgProvider(services, db), row.pod_id);
     if (!('pod' in live)) {
       if (live.status === 'UNKNOWN') throw new HttpError(424, `The pod's state could not be read: ${live.reason}`, 'provider_failed');
       throw conflict('The pod no longer exists at the provider', 'pod_gone');
     }
     if (live.pod.status !== 'RUNNING' || !live.pod.ssh) throw conflict(`The pod is not running (${live.pod.status}): ask an officer to start it`, 'pod_not_running', { status: live.pod.status });
-    const ca = await orgKeyPair(services, request.em, org.id, 'user_ca');
-    const hostCa = (await ensureOrgKeys(services, request.em, org.id)).host_ca;
+    const ca = await orgKeyPair(services, db, 'user_ca');
+    const hostCa = (await ensureOrgKeys(services, db)).host_ca;
     const isAdmin = user.isOfficer;
     const issued = issueCertificate({
       podId: row.pod_id, key, caPrivateKey: ca.privateKey, memberUsername: isAdmin ? null : user.username,
       keyId: `${org.prefix}:${user.chatUserId}:${user.username}${isAdmin ? ':root' : ''}`,
     });
-    await request.em.transactional(async (tx) => {
-      await recordConnection(tx, org.id, { podId: row.pod_id, chatUserId: user.chatUserId, username: user.username, isAdmin });
-      await request.audit(tx, 'podhost.connect', {
+    await db.transaction(async (tx) => {
+      await recordConnection(tx, { podId: row.pod_id, chatUserId: user.chatUserId, username: user.username, isAdmin });
+      await request.audit(tx.em, 'podhost.connect', {
         pod_id: row.pod_id, chat_user_id: user.chatUserId, username: user.username, is_admin: isAdmin, via: user.via,
         serial: issued.serial, key_fingerprint: key.fingerprint('sha256').toString(),
       });

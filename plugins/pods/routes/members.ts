@@ -91,8 +91,7 @@ export default (async (app) => {
       params: PodParams, response: { 200: PodMembersOut, ...Errors },
     },
   }, async (request) => {
-    const org = request.org!;
-    const pod = await findPod(request.em, org.id, request.params.pod_id);
-    return podMembers(request.em, discord, org, pod, (err) => request.log.warn({ err, pod: pod.pod_id }, 'podhost: names of a pod\'s members could not be read from Discord'));
+    const pod = await findPod(request.db, request.params.pod_id);
+    return podMembers(request.db, discord, request.org!, pod, (err) => request.log.warn({ err, pod: pod.pod_id }, 'podhost: names of a pod\'s members could not be read from Discord'));
   });
 }) satisfies RoutesPlugin;

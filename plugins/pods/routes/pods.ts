@@ -3,7 +3,7 @@
 // actions (start, stop, restart, terminate) and the org's default image. Each change is audited and raises a pod
 // event (notifications and outbound webhooks).
 import { randomUUID } from 'node:crypto';
-import { OrgParams, Type, type RoutesPlugin } from '@quad/core';
+import { OrgParams, Type, orgDb, type RoutesPlugin } from '@quad/core';
 import { podSpec } from '../create-body.js';
 import { makePodHostKey } from '../host-keys.js';
 import { SECRET_ENV, podImageEnv } from '../image-contract.js';
@@ -25,7 +25,7 @@ export default (async (app) => {
   app.get(PREFIX, {
     config: officer,
     schema: { tags: ['pods'], summary: 'The pods made here, with the provider\'s live status (GONE: the provider no longer has it; UNKNOWN: it could not be asked, and why)', params: OrgParams, response: { 200: Type.Object({ pods: Type.Array(PodOut) }), ...Errors, 503: ProviderErrors[503] } },
-  }, async (request) => ({ pods: await podsWithStatus(services, request.em, request.org!.id) }));
+  }, async (request) => ({ pods: await podsWithStatus(services, request.db) }));
 
   app.post(PREFIX, {
     config: officer,
@@ -35,32 +35,34 @@ export default (async (app) => {
     },
   }, async (request, reply) => {
     const org = request.org!;
+    const { db } = request;
     const settings = services.moduleSettings<PodsSettings>(MODULE);
     const spec = podSpec(request.body, {
       image: (await orgPodImage(services, request.em, org.id)) ?? settings.PODHOST_POD_IMAGE,
       name: `${org.prefix}-pod`,
     });
-    const provider = await requireProvider(services, request.em, org.id);
+    const provider = await requireProvider(services, db);
     // The org's keys exist before its first pod asks for them (the pod trusts them from its first boot).
-    const keys = await ensureOrgKeys(services, request.em, org.id);
+    const keys = await ensureOrgKeys(services, db);
     const access = { is_public: request.body.is_public ?? false, allowed_users: request.body.allowed_users ?? [] };
     const createId = randomUUID();
     // The pod's host key, certified for this create alone (host-keys.ts): its private part goes to the provider only.
-    const hostKey = await makePodHostKey(services, request.em, org, createId);
-    // A pod that may exist with no record here (lost-creates.ts), remembered outside the create's transaction.
-    const lost = () => recordLostCreate(request.em.fork(), org.id, createId, spec.name);
+    const hostKey = await makePodHostKey(services, db, org.prefix, createId);
+    // A pod that may exist with no record here (lost-creates.ts), remembered outside the create's transaction: a fork
+    // of the request's EntityManager keeps its org but not the transaction, so its statement commits on its own.
+    const lost = () => recordLostCreate(orgDb(request.em.fork()), createId, spec.name);
     // The limit's lock is held while the provider makes the pod, so two creates cannot both take the last place.
-    const row = await request.em.transactional(async (tx) => {
-      await services.limits.reserve(tx, org.id, PODS_LIMIT);
+    const row = await db.transaction(async (tx) => {
+      await services.limits.reserve(tx.em, org.id, PODS_LIMIT);
       const pod = await askProvider(() => provider.create({ ...spec, createId, env: { ...spec.env, ...podImageEnv(keys, hostKey) }, secretEnv: SECRET_ENV }).catch(async (err: unknown) => {
         // No answer it could read: the provider may make the pod all the same.
         if (err instanceof ProviderFailed) await lost();
         throw err;
       }));
       try {
-        const made = await insertPod(tx, org.id, pod, spec, access, request.caller?.actor ?? null, hostKey);
-        await request.audit(tx, 'podhost.pod_created', { pod_id: pod.id, name: spec.name, kind: spec.cpu ? 'cpu' : 'gpu' });
-        await services.emit(tx, { orgId: org.id, kind: 'podhost.pod_created', title: `Pod ${spec.name} created`, data: { pod_id: pod.id, name: spec.name } });
+        const made = await insertPod(tx, pod, spec, access, request.caller?.actor ?? null, hostKey);
+        await request.audit(tx.em, 'podhost.pod_created', { pod_id: pod.id, name: spec.name, kind: spec.cpu ? 'cpu' : 'gpu' });
+        await services.emit(tx.em, { orgId: org.id, kind: 'podhost.pod_created', title: `Pod ${spec.name} created`, data: { pod_id: pod.id, name: spec.name } });
         return { made, pod };
       } catch (err) {
         // Nothing of it is kept here: do not leave a pod billing on the org's account.
@@ -78,22 +80,20 @@ export default (async (app) => {
     config: officer,
     schema: { tags: ['pods'], summary: 'One pod with its live status', params: PodParams, response: { 200: PodOut, ...Errors, 503: ProviderErrors[503] } },
   }, async (request) => {
-    const org = request.org!;
-    const row = await findPod(request.em, org.id, request.params.pod_id);
-    return podView(row, await liveStatus(await orgProvider(services, request.em, org.id), row.pod_id));
+    const row = await findPod(request.db, request.params.pod_id);
+    return podView(row, await liveStatus(await orgProvider(services, request.db), row.pod_id));
   });
 
   app.put(`${PREFIX}/:pod_id`, {
     config: officer,
     schema: { tags: ['pods'], summary: 'Who may use the pod: is_public, allowed_users (chat user ids), or both', params: PodParams, body: AccessBody, response: { 200: PodOut, ...Errors, 503: ProviderErrors[503] } },
   }, async (request) => {
-    const org = request.org!;
-    const row = await request.em.transactional(async (tx) => {
-      const updated = await updateAccess(tx, org.id, request.params.pod_id, request.body);
-      await request.audit(tx, 'podhost.pod_access', { pod_id: updated.pod_id, is_public: updated.is_public, allowed_users: updated.allowed_users.length });
+    const row = await request.db.transaction(async (tx) => {
+      const updated = await updateAccess(tx, request.params.pod_id, request.body);
+      await request.audit(tx.em, 'podhost.pod_access', { pod_id: updated.pod_id, is_public: updated.is_public, allowed_users: updated.allowed_users.length });
       return updated;
     });
-    return podView(row, await liveStatus(await orgProvider(services, request.em, org.id), row.pod_id));
+    return podView(row, await liveStatus(await orgProvider(services, request.db), row.pod_id));
   });
 
   app.post(`${PREFIX}/:pod_id/action`, {
@@ -103,14 +103,14 @@ export default (async (app) => {
       params: PodParams, body: ActionBody, response: { 200: ActionOut, ...Errors, ...ProviderErrors },
     },
   }, async (request) => {
-    const org = request.org!;
+    const { db } = request;
     const { action } = request.body;
-    const row = await findPod(request.em, org.id, request.params.pod_id);
-    const provider = await requireProvider(services, request.em, org.id);
+    const row = await findPod(db, request.params.pod_id);
+    const provider = await requireProvider(services, db);
     await providerAction(provider, row, action);
-    await request.em.transactional(async (tx) => {
-      await recordPodAction(services, tx, org.id, row, action);
-      await request.audit(tx, actionEvent(action), { pod_id: row.pod_id });
+    await db.transaction(async (tx) => {
+      await recordPodAction(services, tx, row, action);
+      await request.audit(tx.em, actionEvent(action), { pod_id: row.pod_id });
     });
     const pod = action === 'terminate' ? null : podView(row, await liveStatus(provider, row.pod_id));
     return { pod_id: row.pod_id, action, pod };

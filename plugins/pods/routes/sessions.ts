@@ -15,9 +15,8 @@ export default (async (app) => {
     config: officer,
     schema: { tags: ['pods'], summary: 'The pod\'s sessions, by start', params: PodParams, response: { 200: Type.Object({ sessions: Type.Array(SessionOut) }), ...Errors } },
   }, async (request) => {
-    const org = request.org!;
-    const pod = await findPod(request.em, org.id, request.params.pod_id);
-    return { sessions: (await listSessions(request.em, org.id, pod.pod_id)).map(sessionView) };
+    const pod = await findPod(request.db, request.params.pod_id);
+    return { sessions: (await listSessions(request.db, pod.pod_id)).map(sessionView) };
   });
 
   app.post(PREFIX, {
@@ -28,12 +27,11 @@ export default (async (app) => {
       params: PodParams, body: SessionBody, response: { 201: SessionOut, ...Errors, 409: ErrorBody },
     },
   }, async (request, reply) => {
-    const org = request.org!;
     const session = sessionWindow(request.body, new Date());
-    const row = await request.em.transactional(async (tx) => {
-      const pod = await findPod(tx, org.id, request.params.pod_id, true);
-      const made = await insertSession(tx, org.id, pod.pod_id, session, request.caller?.actor ?? null);
-      await request.audit(tx, 'podhost.session_created', {
+    const row = await request.db.transaction(async (tx) => {
+      const pod = await findPod(tx, request.params.pod_id, true);
+      const made = await insertSession(tx, pod.pod_id, session, request.caller?.actor ?? null);
+      await request.audit(tx.em, 'podhost.session_created', {
         pod_id: pod.pod_id, session_id: Number(made.id), start_at: session.start.toISOString(), stop_at: session.stop.toISOString(),
       });
       return made;
@@ -49,11 +47,10 @@ export default (async (app) => {
       response: { 200: Type.Object({ id: Type.Integer(), deleted: Type.Boolean(), pod_stop_pending: Type.Boolean({ description: 'the schedule started the pod for it and stops it at its next run, unless another session is open' }) }), ...Errors },
     },
   }, async (request) => {
-    const org = request.org!;
-    const { podStopPending } = await request.em.transactional(async (tx) => {
-      const pod = await findPod(tx, org.id, request.params.pod_id, true);
-      const removed = await removeSession(tx, org.id, pod.pod_id, request.params.id);
-      await request.audit(tx, 'podhost.session_deleted', { pod_id: pod.pod_id, session_id: request.params.id, pod_stop_pending: removed.podStopPending });
+    const { podStopPending } = await request.db.transaction(async (tx) => {
+      const pod = await findPod(tx, request.params.pod_id, true);
+      const removed = await removeSession(tx, pod.pod_id, request.params.id);
+      await request.audit(tx.em, 'podhost.session_deleted', { pod_id: pod.pod_id, session_id: request.params.id, pod_stop_pending: removed.podStopPending });
       return removed;
     });
     return { id: request.params.id, deleted: true, pod_stop_pending: podStopPending };

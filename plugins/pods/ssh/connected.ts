@@ -4,7 +4,7 @@
 // members. The answer is always one: `unknown` with a reason when the pod's host key is unknown (made before host
 // keys were certified), the pod is not running, SSH fails or is too slow (or another host answers at its address), or
 // the pod has no podhost-login; names stay null when Discord cannot say.
-import type { CoreServices, EntityManager, OrgSnapshot } from '@quad/core';
+import type { CoreServices, OrgDb, OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { namesOf } from '../members.js';
 import { HOST_KEY_UNKNOWN, knownHostKey } from '../host-keys.js';
@@ -31,13 +31,13 @@ export interface Connected {
 const unknown = (reason: string): Connected => ({ state: 'unknown', reason, sessions: [] });
 
 /** The pod's connected sessions; the caller has read the pod's row (so it is the org's). */
-export async function connectedSessions(services: CoreServices, em: EntityManager, org: OrgSnapshot, pod: PodRow, log: FastifyBaseLogger): Promise<Connected> {
+export async function connectedSessions(services: CoreServices, db: OrgDb, org: OrgSnapshot, pod: PodRow, log: FastifyBaseLogger): Promise<Connected> {
   const podId = pod.pod_id;
   const hostKey = knownHostKey(pod);
   if (!hostKey) return unknown(HOST_KEY_UNKNOWN);
-  const running = runningAddress(await liveStatus(await orgProvider(services, em, org.id), podId));
+  const running = runningAddress(await liveStatus(await orgProvider(services, db), podId));
   if ('notRunning' in running) return unknown(running.notRunning);
-  const login = await loginFor(services, em, org.id, running.address, hostKey);
+  const login = await loginFor(services, db, running.address, hostKey);
 
   let output: string;
   try {
@@ -52,7 +52,7 @@ export async function connectedSessions(services: CoreServices, em: EntityManage
 
   const reading = parseSessions(output);
   if (!reading.podhostLogin) return unknown(`The pod has no ${PODHOST_LOGIN}: its image does not follow the pod image contract`);
-  const members = await membersByUsername(em, org.id, podId, reading.sessions.map((s) => s.username));
+  const members = await membersByUsername(db, podId, reading.sessions.map((s) => s.username));
   const names = await namesOf(services.discord, org.discordGuildId, [...members.values()], (err) => log.warn({ err, pod: podId }, 'podhost: names of connected members could not be read from Discord'));
   return {
     state: 'known', reason: null,
@@ -64,12 +64,11 @@ export async function connectedSessions(services: CoreServices, em: EntityManage
 }
 
 /** For each username, the member who last got a certificate with it for this pod. */
-async function membersByUsername(em: EntityManager, orgId: number, podId: string, usernames: string[]): Promise<Map<string, string>> {
+async function membersByUsername(db: OrgDb, podId: string, usernames: string[]): Promise<Map<string, string>> {
   if (!usernames.length) return new Map();
-  const rows: { username: string; chat_user_id: string }[] = await em.execute(
-    `select distinct on (username) username, chat_user_id from compute_connections
-     where organization_id = ? and pod_id = ? and username in (select jsonb_array_elements_text(?::jsonb))
-     order by username, created_at desc, id desc`,
-    [orgId, podId, JSON.stringify([...new Set(usernames)])]);
+  const rows = await db.sql<{ username: string; chat_user_id: string }>`
+    select distinct on (username) username, chat_user_id from compute_connections
+    where ${db.inOrg()} and pod_id = ${podId} and username = any(${[...new Set(usernames)]}::text[])
+    order by username, created_at desc, id desc`;
   return new Map(rows.map((r) => [r.username, r.chat_user_id]));
 }

@@ -2,7 +2,7 @@
 // RUNNING pod has one), with the org's backend key, to the host key certified for the pod (host-keys.ts). The file
 // routes need a running pod with a known host key and answer why not (409); the connected route turns the same "why
 // not" into its unknown state.
-import { conflict, type CoreServices, type EntityManager } from '@quad/core';
+import { conflict, type CoreServices, type OrgDb } from '@quad/core';
 import { requireHostKey, type KnownHostKey } from '../host-keys.js';
 import { orgKeyPair } from '../keys.js';
 import { askProvider, findPod, requireProvider, type LiveStatus } from '../pods.js';
@@ -21,8 +21,8 @@ export function runningAddress(live: LiveStatus): { address: SshEndpoint } | { n
   return { address: pod.ssh };
 }
 
-export async function loginFor(services: CoreServices, em: EntityManager, orgId: number, address: SshEndpoint, hostKey: KnownHostKey): Promise<PodLogin> {
-  const { privateKey } = await orgKeyPair(services, em, orgId, 'backend');
+export async function loginFor(services: CoreServices, db: OrgDb, address: SshEndpoint, hostKey: KnownHostKey): Promise<PodLogin> {
+  const { privateKey } = await orgKeyPair(services, db, 'backend');
   const { PODHOST_SSH_CONNECT_TIMEOUT_MS: connectTimeoutMs } = services.moduleSettings<PodsSettings>(MODULE);
   return { host: address.host, port: address.port, privateKey, hostKey: hostKey.publicKey, connectTimeoutMs };
 }
@@ -32,12 +32,12 @@ export async function loginFor(services: CoreServices, em: EntityManager, orgId:
  * a pod made before host keys were certified, 400 when the org has no provider key, 424 when the provider fails, 409
  * when the pod is not running.
  */
-export async function runningPodLogin(services: CoreServices, em: EntityManager, orgId: number, podId: string): Promise<PodLogin> {
-  const row = await findPod(em, orgId, podId);
+export async function runningPodLogin(services: CoreServices, db: OrgDb, podId: string): Promise<PodLogin> {
+  const row = await findPod(db, podId);
   const hostKey = requireHostKey(row);
-  const provider = await requireProvider(services, em, orgId);
+  const provider = await requireProvider(services, db);
   const pod = await askProvider(() => provider.get(row.pod_id));
   const running = runningAddress(pod ? { pod } : { status: 'GONE' });
   if ('notRunning' in running) throw conflict(running.notRunning, 'pod_not_running', { status: pod?.status ?? 'GONE' });
-  return loginFor(services, em, orgId, running.address, hostKey);
+  return loginFor(services, db, running.address, hostKey);
 }
