@@ -1,7 +1,7 @@
 // @quad/plugin-feeds: the feeds module (spec document 3, "Feeds"; category Webhooks, off by default). Each feed
 // posts new listings to one Discord webhook: repo_jobs (a repository README's job tables, repo-jobs.ts) and
 // hackathons (three public listings, hackathons/). README: routes, tools, jobs, limits, settings, tables, pages.
-import { defineModule, type DashboardDecl } from '@quad/core';
+import { defineModule, orgDb, type DashboardDecl, type OrgDb } from '@quad/core';
 import { FeedsSettings } from './settings.js';
 import { feedRoutes } from './routes.js';
 import { feedTools } from './tools.js';
@@ -10,14 +10,19 @@ import { LIMIT_KEY } from './store.js';
 
 const dashboard: DashboardDecl = {
   // The Overview card's counts (web/index.tsx FeedsCard).
-  async overview({ em, org }) {
-    const [counts] = await em.execute<{ job_alerts: number; hackathons: number; failing: number; posts: number }[]>(
-      `select count(*) filter (where kind = 'repo_jobs')::int as job_alerts, count(*) filter (where kind = 'hackathons')::int as hackathons,
-              count(*) filter (where last_error is not null)::int as failing, coalesce(sum(posts), 0)::int as posts
-       from feeds where organization_id = ?`, [org.id]);
+  async overview({ db }) {
+    const counts = await db.one<{ job_alerts: number; hackathons: number; failing: number; posts: number }>`
+      select count(*) filter (where kind = 'repo_jobs')::int as job_alerts, count(*) filter (where kind = 'hackathons')::int as hackathons,
+             count(*) filter (where last_error is not null)::int as failing, coalesce(sum(posts), 0)::int as posts
+      from feeds where ${db.inOrg()}`;
     return { ...counts! };
   },
 };
+
+/** The limit's count: the org's feeds (the limits engine hands a fork bound to the org). */
+async function countFeeds(db: OrgDb): Promise<number> {
+  return (await db.one<{ n: number }>`select count(*)::int as n from feeds where ${db.inOrg()}`)!.n;
+}
 
 export default defineModule({
   name: 'feeds',
@@ -29,7 +34,7 @@ export default defineModule({
   scopes: [{ name: 'feeds:manage', description: 'List, add, change, run and delete the org\'s feeds' }],
   limits: [{
     key: LIMIT_KEY, kind: 'count', default: 20, paidBy: 'org', description: 'Feeds of an org',
-    count: async (em, orgId) => Number((await em.execute('select count(*) as n from feeds where organization_id = ?', [orgId]))[0].n),
+    count: (em) => countFeeds(orgDb(em)),
   }],
   secrets: [{ name: 'alert_webhook_', perKey: true, writeOnly: true, label: 'Discord webhook URL of a feed (alert_webhook_<feed key>)' }],
   claims: { secrets: ['alert_webhook_'] },

@@ -16,12 +16,12 @@ export const feedRoutes: RoutesPlugin = async (app) => {
   app.get(`${PREFIX}/feeds`, {
     config: officer,
     schema: { tags, summary: 'Every feed with its schedule, last run, last error and number of posts', params: OrgParams, response: { 200: Type.Object({ feeds: Type.Array(FeedOut) }), ...Errors } },
-  }, async (request) => ({ feeds: await listFeeds(request.em, services, request.org!.id) }));
+  }, async (request) => ({ feeds: await listFeeds(request.db, services) }));
 
   app.get(`${PREFIX}/feeds/:key`, {
     config: officer,
     schema: { tags, summary: 'One feed', params: FeedParams, response: { 200: FeedOut, ...Errors } },
-  }, async (request) => getFeed(request.em, services, request.org!.id, request.params.key));
+  }, async (request) => getFeed(request.db, services, request.params.key));
 
   app.put(`${PREFIX}/feeds/:key`, {
     config: officer,
@@ -30,18 +30,17 @@ export const feedRoutes: RoutesPlugin = async (app) => {
       params: FeedParams, body: SaveBody, response: { 200: FeedOut, 201: FeedOut, ...Errors, 409: ErrorBody, 503: ErrorBody },
     },
   }, async (request, reply) => {
-    const orgId = request.org!.id;
     const { key } = request.params;
     const actor = request.caller?.actor ?? null;
-    const { created } = await request.em.transactional(async (tx) => {
-      const saved = await saveFeed(tx, services, orgId, key, request.body, actor);
+    const { created } = await request.db.transaction(async (tx) => {
+      const saved = await saveFeed(tx, services, key, request.body, actor);
       const { webhook_url, config, ...rest } = request.body;
-      await request.audit(tx, saved.created ? 'feeds.created' : 'feeds.changed', {
+      await request.audit(tx.em, saved.created ? 'feeds.created' : 'feeds.changed', {
         key, ...rest, config_changed: config !== undefined, webhook_changed: webhook_url !== undefined,
       });
       return saved;
     });
-    return reply.code(created ? 201 : 200).send(await getFeed(request.em, services, orgId, key));
+    return reply.code(created ? 201 : 200).send(await getFeed(request.db, services, key));
   });
 
   app.delete(`${PREFIX}/feeds/:key`, {
@@ -49,9 +48,9 @@ export const feedRoutes: RoutesPlugin = async (app) => {
     schema: { tags, summary: 'Delete the feed, its items, its runs and its webhook secret', params: FeedParams, response: { 200: Type.Object({ deleted: Type.String() }), ...Errors } },
   }, async (request) => {
     const { key } = request.params;
-    await request.em.transactional(async (tx) => {
-      await deleteFeed(tx, services, request.org!.id, key);
-      await request.audit(tx, 'feeds.deleted', { key });
+    await request.db.transaction(async (tx) => {
+      await deleteFeed(tx, services, key);
+      await request.audit(tx.em, 'feeds.deleted', { key });
     });
     return { deleted: key };
   });
@@ -59,7 +58,7 @@ export const feedRoutes: RoutesPlugin = async (app) => {
   app.get(`${PREFIX}/feeds/:key/history`, {
     config: officer,
     schema: { tags, summary: 'The last 50 runs and the last 50 items posted or recorded', params: FeedParams, response: { 200: HistoryOut, ...Errors } },
-  }, async (request) => feedHistory(request.em, request.org!.id, request.params.key));
+  }, async (request) => feedHistory(request.db, request.params.key));
 
   app.post(`${PREFIX}/feeds/:key/run`, {
     config: officer,
@@ -70,9 +69,9 @@ export const feedRoutes: RoutesPlugin = async (app) => {
   }, async (request, reply) => {
     const { key } = request.params;
     const postExisting = request.body?.post_existing ?? false;
-    const started = await request.em.transactional(async (tx) => {
-      const run = await startRun(tx, services, request.org!.id, key, postExisting);
-      await request.audit(tx, 'feeds.run_started', { key, post_existing: postExisting });
+    const started = await request.db.transaction(async (tx) => {
+      const run = await startRun(tx, services, key, postExisting);
+      await request.audit(tx.em, 'feeds.run_started', { key, post_existing: postExisting });
       return run;
     });
     return reply.code(202).send(started);
@@ -81,5 +80,5 @@ export const feedRoutes: RoutesPlugin = async (app) => {
   app.get(`${PREFIX}/presets`, {
     config: officer,
     schema: { tags, summary: 'Feeds offered by the submodules the org subscribes to, ready to send to PUT /feeds/<key>', params: OrgParams, response: { 200: Type.Object({ presets: Type.Array(PresetOut) }), ...Errors } },
-  }, async (request) => ({ presets: await presetsOf(services, request.em, request.org!.id) }));
+  }, async (request) => ({ presets: await presetsOf(services, request.db) }));
 };

@@ -3,7 +3,7 @@
 // (a failed post stays new and goes out next run), then write the run record (the last 50 kept), the feed's
 // last_error, and the problem that a failing feed raises and a good run clears.
 import { AllHackathonSourcesFailedError } from './hackathons/index.js';
-import { describeWebhookFailure, isAllowedWebhookUrl, type CoreServices, type EntityManager } from '@quad/core';
+import { describeWebhookFailure, isAllowedWebhookUrl, type CoreServices, type OrgDb } from '@quad/core';
 import { readListing, ListingError, type Listing, type ListingItem } from './listing.js';
 import { itemMessage } from './messages.js';
 import { settingsOf } from './settings.js';
@@ -30,30 +30,31 @@ export interface RunOptions {
 
 export interface RunOutcome { found: number; new: number; posted: number; error: string | null; note: string | null }
 
-interface RunContext { em: EntityManager; services: CoreServices; orgId: number }
+/** The run's org-bound handle (the job's `db`) and the core's services. */
+export interface RunContext { db: OrgDb; services: CoreServices }
 
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Remember the listing's items (one statement); answers how many were new. Seen items get a fresh last_seen_at. */
-async function recordItems(em: EntityManager, feed: FeedRow, items: ListingItem[], status: 'new' | 'recorded'): Promise<number> {
+async function recordItems(db: OrgDb, feed: FeedRow, items: ListingItem[], status: 'new' | 'recorded'): Promise<number> {
   if (items.length === 0) return 0;
-  const rows = await em.execute<{ inserted: boolean }[]>(
-    `insert into feeds_items (organization_id, feed_id, item_key, status, title, url, data)
-     select ?, ?, x.key, ?, x.title, x.url, x.data from jsonb_to_recordset(?::jsonb) as x(key text, title text, url text, data jsonb)
-     on conflict (feed_id, item_key) do update set last_seen_at = now()
-     returning (xmax = 0) as inserted`,
-    [feed.organization_id, feed.id, status, JSON.stringify(items)]);
+  const rows = await db.sql<{ inserted: boolean }>`
+    insert into feeds_items (organization_id, feed_id, item_key, status, title, url, data)
+    select ${db.org}::int, ${feed.id}::int, x.key, ${status}::text, x.title, x.url, x.data
+    from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as x(key text, title text, url text, data jsonb)
+    on conflict (feed_id, item_key) do update set last_seen_at = now()
+    returning (xmax = 0) as inserted`;
   return rows.filter((r) => r.inserted).length;
 }
 
 /** Post the oldest new items, one message each, POST_GAP_MS apart; stops at the first failure (its reason returned). */
 async function postNew(ctx: RunContext, feed: FeedRow, sleep: (ms: number) => Promise<void>): Promise<{ posted: number; error: string | null }> {
-  const { em, services } = ctx;
-  const queue = await em.execute<{ id: number; item_key: string; title: string; url: string; data: ListingItem['data'] }[]>(
-    `select id, item_key, title, url, data from feeds_items where feed_id = ? and organization_id = ? and status = 'new'
-     order by first_seen_at, id limit ?`, [feed.id, feed.organization_id, POST_BATCH]);
+  const { db, services } = ctx;
+  const queue = await db.sql<{ id: number; item_key: string; title: string; url: string; data: ListingItem['data'] }>`
+    select id, item_key, title, url, data from feeds_items where ${db.inOrg()} and feed_id = ${feed.id} and status = 'new'
+    order by first_seen_at, id limit ${POST_BATCH}`;
   if (queue.length === 0) return { posted: 0, error: null };
-  const url = await services.secrets.get(em, feed.organization_id, webhookSecret(feed.key)).catch(() => null);
+  const url = await services.secrets.get(db.em, db.org, webhookSecret(feed.key)).catch(() => null);
   if (!url) return { posted: 0, error: 'the webhook URL is not set or cannot be read: save the feed with webhook_url again' };
   if (!isAllowedWebhookUrl(url, services.settings.DISCORD_WEBHOOK_URL_BASE)) {
     return { posted: 0, error: 'the webhook URL is no longer an allowed Discord webhook URL (DISCORD_WEBHOOK_URL_BASE changed): save it again' };
@@ -68,9 +69,9 @@ async function postNew(ctx: RunContext, feed: FeedRow, sleep: (ms: number) => Pr
       return { posted, error: `posting failed after ${posted} of ${queue.length}: ${describeWebhookFailure(err, url)}` };
     }
     // Marked one by one (autocommit): a crash later in the batch must not post this item again.
-    await em.execute(
-      `with posted as (update feeds_items set status = 'posted', posted_at = now() where id = ? returning feed_id)
-       update feeds set posts = posts + 1 where id = (select feed_id from posted)`, [item.id]);
+    await db.run`
+      with posted as (update feeds_items set status = 'posted', posted_at = now() where ${db.inOrg()} and id = ${item.id} returning feed_id)
+      update feeds set posts = posts + 1 where ${db.inOrg()} and id = (select feed_id from posted)`;
     posted++;
   }
   return { posted, error: null };
@@ -78,38 +79,38 @@ async function postNew(ctx: RunContext, feed: FeedRow, sleep: (ms: number) => Pr
 
 /** Write the run record and the feed's state; keep the last RUNS_KEPT runs; raise or clear the problem. */
 async function finish(ctx: RunContext, feed: FeedRow, startedAt: Date, options: RunOptions, outcome: RunOutcome): Promise<void> {
-  const { em, services } = ctx;
-  await em.transactional(async (tx) => {
-    await tx.execute(
-      `insert into alert_runs (organization_id, feed_id, started_at, duration_ms, found, new, posted, error, note, trigger)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [feed.organization_id, feed.id, startedAt, Date.now() - startedAt.getTime(), outcome.found, outcome.new, outcome.posted,
-        outcome.error, outcome.note, options.trigger]);
-    await tx.execute(
-      `delete from alert_runs where feed_id = ? and id not in (
-         select id from alert_runs where feed_id = ? order by started_at desc, id desc limit ?)`, [feed.id, feed.id, RUNS_KEPT]);
-    await tx.execute(
-      `delete from feeds_items where feed_id = ? and status <> 'new' and last_seen_at < now() - make_interval(days => ?)`, [feed.id, FORGET_AFTER_DAYS]);
+  const { db, services } = ctx;
+  await db.transaction(async (tx) => {
+    await tx.run`
+      insert into alert_runs (organization_id, feed_id, started_at, duration_ms, found, new, posted, error, note, trigger)
+      values (${tx.org}, ${feed.id}, ${startedAt}, ${Date.now() - startedAt.getTime()}, ${outcome.found}, ${outcome.new}, ${outcome.posted},
+              ${outcome.error}, ${outcome.note}, ${options.trigger})`;
+    await tx.run`
+      delete from alert_runs where ${tx.inOrg()} and feed_id = ${feed.id} and id not in (
+        select id from alert_runs where feed_id = ${feed.id} order by started_at desc, id desc limit ${RUNS_KEPT})`;
+    await tx.run`
+      delete from feeds_items where ${tx.inOrg()} and feed_id = ${feed.id} and status <> 'new'
+        and last_seen_at < now() - make_interval(days => ${FORGET_AFTER_DAYS}::int)`;
     // every_hours count from the last run, whoever started it (a Run now pushes the schedule's next run back).
-    await tx.execute(
-      `update feeds set last_run_at = ?, last_error = ?,
-         next_run_at = greatest(next_run_at, ?::timestamptz + make_interval(hours => every_hours)) where id = ?`,
-      [startedAt, outcome.error, startedAt, feed.id]);
+    await tx.run`
+      update feeds set last_run_at = ${startedAt}, last_error = ${outcome.error},
+        next_run_at = greatest(next_run_at, ${startedAt}::timestamptz + make_interval(hours => every_hours))
+      where ${tx.inOrg()} and id = ${feed.id}`;
     if (outcome.error) {
-      await services.raiseProblem(tx, {
-        orgId: feed.organization_id, key: problemKey(feed.id), title: `Feed "${feed.key}" failed`, message: outcome.error,
+      await services.raiseProblem(tx.em, {
+        orgId: tx.org, key: problemKey(feed.id), title: `Feed "${feed.key}" failed`, message: outcome.error,
         data: { feed: feed.key, kind: feed.kind },
       });
     } else {
-      await services.clearProblem(tx, feed.organization_id, problemKey(feed.id));
+      await services.clearProblem(tx.em, tx.org, problemKey(feed.id));
     }
   });
 }
 
 /** Run the feed now. Null when it no longer exists. A listing or a post that fails is the run's error, not a throw. */
 export async function runFeed(ctx: RunContext, key: string, options: RunOptions): Promise<RunOutcome | null> {
-  const { em, services, orgId } = ctx;
-  const [feed] = await em.execute<FeedRow[]>('select * from feeds where organization_id = ? and key = ?', [orgId, key]);
+  const { db, services } = ctx;
+  const feed = await db.one<FeedRow>`select * from feeds where ${db.inOrg()} and key = ${key}`;
   if (!feed) return null;
   const startedAt = new Date();
   const now = options.now ?? startedAt;
@@ -126,9 +127,9 @@ export async function runFeed(ctx: RunContext, key: string, options: RunOptions)
     outcome.found = listing.items.length;
     outcome.note = listing.note;
     const firstRun = feed.first_run_at === null;
-    outcome.new = await em.transactional(async (tx) => {
+    outcome.new = await db.transaction(async (tx) => {
       const added = await recordItems(tx, feed, listing.items, firstRun && !options.postExisting ? 'recorded' : 'new');
-      if (firstRun) await tx.execute('update feeds set first_run_at = ? where id = ?', [startedAt, feed.id]);
+      if (firstRun) await tx.run`update feeds set first_run_at = ${startedAt} where ${tx.inOrg()} and id = ${feed.id}`;
       return added;
     });
     const posting = await postNew(ctx, feed, options.sleep ?? timer);

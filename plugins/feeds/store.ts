@@ -1,8 +1,8 @@
 // Feed records: list, read, save (create or update, one transaction with the webhook secret and the limit) and
-// delete (the feed, its items and runs by cascade, and its webhook secret). Raw SQL names the org in every
-// statement. The webhook URL goes in as the org secret alert_webhook_<key> and never comes out: views say only
-// whether it is set.
-import { conflict, isAllowedWebhookUrl, notFound, badRequest, type CoreServices, type EntityManager } from '@quad/core';
+// delete (the feed, its items and runs by cascade, and its webhook secret), through the org-bound handle (README
+// "Org isolation"). The webhook URL goes in as the org secret alert_webhook_<key> and never comes out: views say
+// only whether it is set.
+import { conflict, isAllowedWebhookUrl, notFound, badRequest, sql, type CoreServices, type OrgDb } from '@quad/core';
 import { checkConfig, EVERY_HOURS, type FeedConfig, type FeedKind } from './feed-config.js';
 
 export const LIMIT_KEY = 'feeds.feeds';
@@ -42,25 +42,25 @@ export function feedView(row: FeedRow & { last_run?: LastRun | null }, webhookSe
 }
 export type FeedView = ReturnType<typeof feedView>;
 
-const SELECT = `select f.*, (select to_jsonb(r) - 'id' - 'organization_id' - 'feed_id' from alert_runs r
-                              where r.feed_id = f.id order by r.started_at desc, r.id desc limit 1) as last_run
-                from feeds f`;
+const WITH_LAST_RUN = sql`select f.*, (select to_jsonb(r) - 'id' - 'organization_id' - 'feed_id' from alert_runs r
+                                       where r.feed_id = f.id order by r.started_at desc, r.id desc limit 1) as last_run
+                         from feeds f`;
 
-export async function listFeeds(em: EntityManager, services: CoreServices, orgId: number): Promise<FeedView[]> {
-  const rows = await em.execute<FeedRow[]>(`${SELECT} where f.organization_id = ? order by f.key`, [orgId]);
-  const set = await services.secrets.names(em, orgId);
+export async function listFeeds(db: OrgDb, services: CoreServices): Promise<FeedView[]> {
+  const rows = await db.sql<FeedRow>`${WITH_LAST_RUN} where ${db.inOrg('f')} order by f.key`;
+  const set = await services.secrets.names(db.em, db.org);
   return rows.map((row) => feedView(row, set.has(webhookSecret(row.key))));
 }
 
-export async function findFeed(em: EntityManager, orgId: number, key: string, lock = false): Promise<FeedRow> {
-  const [row] = await em.execute<FeedRow[]>(`${SELECT} where f.organization_id = ? and f.key = ?${lock ? ' for update of f' : ''}`, [orgId, key]);
+export async function findFeed(db: OrgDb, key: string, lock = false): Promise<FeedRow> {
+  const row = await db.one<FeedRow>`${WITH_LAST_RUN} where ${db.inOrg('f')} and f.key = ${key}${lock ? sql` for update of f` : sql``}`;
   if (!row) throw notFound(`No feed "${key}"`, 'feed_not_found');
   return row;
 }
 
-export async function getFeed(em: EntityManager, services: CoreServices, orgId: number, key: string): Promise<FeedView> {
-  const row = await findFeed(em, orgId, key);
-  return feedView(row, (await services.secrets.names(em, orgId)).has(webhookSecret(key)));
+export async function getFeed(db: OrgDb, services: CoreServices, key: string): Promise<FeedView> {
+  const row = await findFeed(db, key);
+  return feedView(row, (await services.secrets.names(db.em, db.org)).has(webhookSecret(key)));
 }
 
 function checkWebhook(services: CoreServices, url: string): string {
@@ -73,22 +73,22 @@ function checkWebhook(services: CoreServices, url: string): string {
 }
 
 /** Create (201) or update (200) a feed in one transaction: the row, its webhook secret and the count limit. Callers read the view after. */
-export async function saveFeed(em: EntityManager, services: CoreServices, orgId: number, key: string, body: SaveBody, actor: string | null) {
+export async function saveFeed(db: OrgDb, services: CoreServices, key: string, body: SaveBody, actor: string | null) {
   const webhook = body.webhook_url === undefined ? undefined : checkWebhook(services, body.webhook_url);
-  return em.transactional(async (tx) => {
-    const [existing] = await tx.execute<FeedRow[]>('select * from feeds where organization_id = ? and key = ? for update', [orgId, key]);
+  return db.transaction(async (tx) => {
+    const existing = await tx.one<FeedRow>`select * from feeds where ${tx.inOrg()} and key = ${key} for update`;
     if (!existing) {
       if (!body.kind) throw badRequest('body.kind: required for a new feed (repo_jobs or hackathons)', 'validation', { field: 'body.kind' });
       if (webhook === undefined) throw badRequest('body.webhook_url: required for a new feed', 'validation', { field: 'body.webhook_url' });
       const config = checkConfig(body.kind, body.config ?? {});
-      await services.limits.reserve(tx, orgId, LIMIT_KEY);
+      await services.limits.reserve(tx.em, tx.org, LIMIT_KEY);
       // Two first PUTs of one key at once: the loser's insert does nothing and it answers as an update would.
-      const [made] = await tx.execute<{ id: number }[]>(
-        `insert into feeds (organization_id, key, kind, every_hours, enabled, config) values (?, ?, ?, ?, ?, ?::jsonb)
-         on conflict (organization_id, key) do nothing returning id`,
-        [orgId, key, body.kind, body.every_hours ?? EVERY_HOURS.default, body.enabled ?? true, JSON.stringify(config)]);
+      const made = await tx.one<{ id: number }>`
+        insert into feeds (organization_id, key, kind, every_hours, enabled, config)
+        values (${tx.org}, ${key}, ${body.kind}, ${body.every_hours ?? EVERY_HOURS.default}, ${body.enabled ?? true}, ${JSON.stringify(config)}::jsonb)
+        on conflict (organization_id, key) do nothing returning id`;
       if (!made) throw conflict(`The feed "${key}" was created by another request at the same time; send the PUT again`, 'concurrent_write');
-      await services.secrets.set(tx, orgId, webhookSecret(key), webhook, actor);
+      await services.secrets.set(tx.em, tx.org, webhookSecret(key), webhook, actor);
       return { created: true };
     }
     if (body.kind !== undefined && body.kind !== existing.kind) {
@@ -96,34 +96,35 @@ export async function saveFeed(em: EntityManager, services: CoreServices, orgId:
     }
     const config = body.config === undefined ? existing.config : checkConfig(existing.kind, body.config);
     const everyHours = body.every_hours ?? existing.every_hours;
-    await tx.execute(
-      `update feeds set every_hours = ?, enabled = ?, config = ?::jsonb, updated_at = now(),
-         -- a shorter period applies from the last run, not only after the next one
-         next_run_at = coalesce(last_run_at + make_interval(hours => ?), next_run_at)
-       where id = ?`,
-      [everyHours, body.enabled ?? existing.enabled, JSON.stringify(config), everyHours, existing.id]);
-    if (webhook !== undefined) await services.secrets.set(tx, orgId, webhookSecret(key), webhook, actor);
+    await tx.run`
+      update feeds set every_hours = ${everyHours}, enabled = ${body.enabled ?? existing.enabled}, config = ${JSON.stringify(config)}::jsonb, updated_at = now(),
+        -- a shorter period applies from the last run, not only after the next one
+        next_run_at = coalesce(last_run_at + make_interval(hours => ${everyHours}::int), next_run_at)
+      where ${tx.inOrg()} and id = ${existing.id}`;
+    if (webhook !== undefined) await services.secrets.set(tx.em, tx.org, webhookSecret(key), webhook, actor);
     return { created: false };
   });
 }
 
 /** Delete the feed, its items and runs (cascade) and its webhook secret, in one transaction. */
-export async function deleteFeed(em: EntityManager, services: CoreServices, orgId: number, key: string): Promise<void> {
-  await em.transactional(async (tx) => {
-    const deleted = await tx.execute('delete from feeds where organization_id = ? and key = ? returning id', [orgId, key]);
-    if (!deleted.length) throw notFound(`No feed "${key}"`, 'feed_not_found');
-    await services.secrets.delete(tx, orgId, webhookSecret(key));
+export async function deleteFeed(db: OrgDb, services: CoreServices, key: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const deleted = await tx.run`delete from feeds where ${tx.inOrg()} and key = ${key}`;
+    if (!deleted) throw notFound(`No feed "${key}"`, 'feed_not_found');
+    await services.secrets.delete(tx.em, tx.org, webhookSecret(key));
   });
 }
 
-export async function feedHistory(em: EntityManager, orgId: number, key: string) {
-  const feed = await findFeed(em, orgId, key);
-  const runs = await em.execute<(LastRun & { id: number })[]>(
-    `select id, started_at, duration_ms, found, new, posted, error, note, trigger from alert_runs
-     where feed_id = ? and organization_id = ? order by started_at desc, id desc limit 50`, [feed.id, orgId]);
-  const items = await em.execute<{ item_key: string; status: 'recorded' | 'new' | 'posted'; title: string; url: string; first_seen_at: Date; posted_at: Date | null }[]>(
-    `select item_key, status, title, url, first_seen_at, posted_at from feeds_items
-     where feed_id = ? and organization_id = ? order by coalesce(posted_at, first_seen_at) desc, id desc limit 50`, [feed.id, orgId]);
+type HistoryItem = { item_key: string; status: 'recorded' | 'new' | 'posted'; title: string; url: string; first_seen_at: Date; posted_at: Date | null };
+
+export async function feedHistory(db: OrgDb, key: string) {
+  const feed = await findFeed(db, key);
+  const runs = await db.sql<LastRun & { id: number }>`
+    select id, started_at, duration_ms, found, new, posted, error, note, trigger from alert_runs
+    where ${db.inOrg()} and feed_id = ${feed.id} order by started_at desc, id desc limit 50`;
+  const items = await db.sql<HistoryItem>`
+    select item_key, status, title, url, first_seen_at, posted_at from feeds_items
+    where ${db.inOrg()} and feed_id = ${feed.id} order by coalesce(posted_at, first_seen_at) desc, id desc limit 50`;
   return {
     key,
     runs: runs.map((r) => ({

@@ -18,8 +18,8 @@ export const listTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ feeds: Type.Array(FeedOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org, services }) {
-    return { feeds: await listFeeds(em, services, org.id) };
+  async handler({ db, services }) {
+    return { feeds: await listFeeds(db, services) };
   },
 });
 
@@ -32,8 +32,8 @@ export const presetsTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ presets: Type.Array(PresetOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org, services }) {
-    return { presets: await presetsOf(services, em, org.id) };
+  async handler({ db, services }) {
+    return { presets: await presetsOf(services, db) };
   },
 });
 
@@ -45,8 +45,8 @@ export const historyTool = defineTool({
   input: Type.Object(Key, { additionalProperties: false }),
   output: HistoryOut,
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
-    return feedHistory(em, org.id, input.key);
+  async handler({ db }, input) {
+    return feedHistory(db, input.key);
   },
 });
 
@@ -61,9 +61,9 @@ export const saveTool = defineTool({
   scope: SCOPE,
   input: Type.Object({ ...Key, ...SaveBody.properties }, { additionalProperties: false }),
   output: Type.Object({ created: Type.Boolean(), feed: FeedOut }),
-  async handler({ em, org, services, caller }, { key, ...body }) {
-    const { created } = await saveFeed(em, services, org.id, key, body, caller.actor);
-    return { created, feed: await getFeed(em, services, org.id, key) };
+  async handler({ db, services, caller }, { key, ...body }) {
+    const { created } = await saveFeed(db, services, key, body, caller.actor);
+    return { created, feed: await getFeed(db, services, key) };
   },
 });
 
@@ -75,8 +75,8 @@ export const runTool = defineTool({
   scope: SCOPE,
   input: Type.Object({ ...Key, post_existing: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
   output: Type.Object({ run_id: Type.Integer() }),
-  async handler({ em, org, services }, input) {
-    return startRun(em, services, org.id, input.key, input.post_existing ?? false);
+  async handler({ db, services }, input) {
+    return startRun(db, services, input.key, input.post_existing ?? false);
   },
 });
 
@@ -88,12 +88,12 @@ export const deleteTool = defineTool({
   input: Type.Object(Key, { additionalProperties: false }),
   output: Type.Object({ deleted: Type.String() }),
   confirm: true,
-  async preview({ em, org, services }, input) {
-    const feed = await getFeed(em, services, org.id, input.key);
+  async preview({ db, services }, input) {
+    const feed = await getFeed(db, services, input.key);
     return { delete: feed.key, kind: feed.kind, posts: feed.posts, last_run: feed.last_run?.at ?? null };
   },
-  async handler({ em, org, services }, input) {
-    await deleteFeed(em, services, org.id, input.key);
+  async handler({ db, services }, input) {
+    await deleteFeed(db, services, input.key);
     return { deleted: input.key };
   },
 });

@@ -50,7 +50,7 @@ export const gatewayDaemon: DaemonDecl = {
         if (msg) waiting.push(async () => { await awardForMessage(orm, services, msg); });
       } else if (t === 'GUILD_MEMBER_ADD') {
         const joined = memberFromGateway(d);
-        if (joined) waiting.push(async () => { await recordMemberJoined(orm, joined); });
+        if (joined) waiting.push(async () => { await recordMemberJoined(orm, services, joined); });
       }
       pump();
     });

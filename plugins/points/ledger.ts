@@ -1,11 +1,12 @@
-// The ledger: members, the per-member lock, balances, rows. Everything takes the caller's EntityManager, so it joins
-// the caller's transaction. Other modules (the store) use it as the service `points.ledger` (`pointsLedger` below),
-// never by importing this package.
+// The ledger: members, the per-member lock, balances, rows. Everything takes the caller's EntityManager (bound to the
+// org it names), so it joins the caller's transaction; org rows are reached through that EntityManager's org-bound
+// handle (README "Org isolation"). Other modules (the store) use it as the service `points.ledger` (`pointsLedger`
+// below), never by importing this package.
 //
 // A person is a row of the core `users` table, which every org shares; what one org knows of them (its student id
 // for them, whether it knows them by email or through Discord) is that org's row of `points_members`. Views of a
 // member always go through it (member-view.ts), so no org reads what another org recorded.
-import { defineService, type EntityManager } from '@quad/core';
+import { defineService, orgDb, sql, type EntityManager, type OrgDb, type SqlFragment } from '@quad/core';
 import { PointsEntry, type EntrySource } from './entities.js';
 import { SEEN_COLUMNS, type MemberView } from './member-view.js';
 
@@ -24,6 +25,16 @@ const toMember = (r: UserRow): Member => ({ id: r.id, chatUserId: r.chat_user_id
 const USER_COLUMNS = 'id, chat_user_id, username, email';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The org-bound handle of a caller's EntityManager, which must be bound to the org the call names: the service's
+ * methods keep their (em, orgId) signature for the modules that call them.
+ */
+function handleOf(em: EntityManager, orgId: number): OrgDb {
+  const db = orgDb(em);
+  if (db.org !== orgId) throw new Error(`points.ledger: the EntityManager is bound to org ${db.org}, not to org ${orgId}`);
+  return db;
+}
 
 /** The person with this email (stored lower-case), or null. */
 export async function memberByEmail(em: EntityManager, email: string): Promise<Member | null> {
@@ -61,19 +72,18 @@ export type KnownBy = 'email' | 'discord';
  * Record in the org's points_members row that it knows the member (`by`), with the student id it recorded (a
  * student id already recorded stays). The row is updated, and so locked, only when this adds something.
  */
-export async function noteMember(em: EntityManager, orgId: number, userId: number, by: KnownBy, studentId?: string | null): Promise<void> {
+export async function noteMember(db: OrgDb, userId: number, by: KnownBy, studentId?: string | null): Promise<void> {
   const byEmail = by === 'email';
-  const inserted = await em.execute(
-    `insert into points_members (organization_id, user_id, student_id, known_by_email, known_by_discord) values (?, ?, ?, ?, ?)
-     on conflict (organization_id, user_id) do nothing returning id`, [orgId, userId, studentId ?? null, byEmail, !byEmail]);
-  if (inserted.length) return;
-  const flag = byEmail ? 'known_by_email' : 'known_by_discord';
-  const sets = [`${flag} = true`];
-  const news = [`not ${flag}`];
-  const params: unknown[] = [];
-  if (studentId) { sets.push('student_id = coalesce(student_id, ?)'); news.push('student_id is null'); params.push(studentId); }
-  await em.execute(`update points_members set ${sets.join(', ')} where organization_id = ? and user_id = ? and (${news.join(' or ')})`,
-    [...params, orgId, userId] as never[]);
+  const inserted = await db.run`
+    insert into points_members (organization_id, user_id, student_id, known_by_email, known_by_discord)
+    values (${db.org}, ${userId}, ${studentId ?? null}, ${byEmail}, ${!byEmail})
+    on conflict (organization_id, user_id) do nothing`;
+  if (inserted) return;
+  const flag = sql.identifier(byEmail ? 'known_by_email' : 'known_by_discord');
+  const sets = [sql`${flag} = true`];
+  const news = [sql`not ${flag}`];
+  if (studentId) { sets.push(sql`student_id = coalesce(student_id, ${studentId})`); news.push(sql`student_id is null`); }
+  await db.run`update points_members set ${sql.join(sets)} where ${db.inOrg()} and user_id = ${userId} and (${sql.join(news, sql` or `)})`;
 }
 
 const needsTransaction = (em: EntityManager, what: string) => {
@@ -86,11 +96,12 @@ const needsTransaction = (em: EntityManager, what: string) => {
  */
 export async function joinByEmail(em: EntityManager, orgId: number, email: string, opts: { studentId?: string | null } = {}): Promise<Member> {
   needsTransaction(em, 'joinByEmail');
+  const db = handleOf(em, orgId);
   const address = normalizeEmail(email);
-  const known = await knownMember(em, orgId, 'email = ?', address);
+  const known = await knownMember(db, sql`u.email = ${address}`);
   if (known?.known_by_email && (!opts.studentId || known.student_id)) return toMember(known);
   const member = await ensureMemberByEmail(em, address);
-  await noteMember(em, orgId, member.id, 'email', opts.studentId);
+  await noteMember(db, member.id, 'email', opts.studentId);
   return member;
 }
 
@@ -100,11 +111,10 @@ interface KnownRow extends UserRow { known_by_email: boolean | null; known_by_di
  * The person and what the org already knows of them, in one statement: a member the org already knows the same
  * way (and with nothing new to record) needs no write, so the join costs this one read.
  */
-async function knownMember(em: EntityManager, orgId: number, where: 'email = ?' | 'chat_user_id = ?', value: string): Promise<KnownRow | undefined> {
-  const [row] = await em.execute<KnownRow[]>(
-    `select u.id, u.chat_user_id, u.username, u.email, m.known_by_email, m.known_by_discord, m.student_id
-       from users u left join points_members m on m.organization_id = ? and m.user_id = u.id where u.${where}`, [orgId, value]);
-  return row;
+async function knownMember(db: OrgDb, person: SqlFragment): Promise<KnownRow | null> {
+  return db.one<KnownRow>`
+    select u.id, u.chat_user_id, u.username, u.email, m.known_by_email, m.known_by_discord, m.student_id
+      from users u left join points_members m on ${db.inOrg('m')} and m.user_id = u.id where ${person}`;
 }
 
 /**
@@ -113,10 +123,11 @@ async function knownMember(em: EntityManager, orgId: number, where: 'email = ?' 
  */
 export async function joinByChatUserId(em: EntityManager, orgId: number, chatUserId: string, opts: { username?: string | null; studentId?: string | null } = {}): Promise<Member> {
   needsTransaction(em, 'joinByChatUserId');
-  const known = await knownMember(em, orgId, 'chat_user_id = ?', chatUserId);
+  const db = handleOf(em, orgId);
+  const known = await knownMember(db, sql`u.chat_user_id = ${chatUserId}`);
   if (known?.known_by_discord && (!opts.username || known.username === opts.username) && (!opts.studentId || known.student_id)) return toMember(known);
   const member = await ensureMemberByChatUserId(em, chatUserId, opts.username);
-  await noteMember(em, orgId, member.id, 'discord', opts.studentId);
+  await noteMember(db, member.id, 'discord', opts.studentId);
   return member;
 }
 
@@ -124,9 +135,10 @@ export async function joinByChatUserId(em: EntityManager, orgId: number, chatUse
 export async function membersOf(em: EntityManager, orgId: number, userIds: readonly number[]): Promise<MemberView[]> {
   const ids = [...new Set(userIds)];
   if (!ids.length) return [];
-  return em.execute<MemberView[]>(
-    `select ${SEEN_COLUMNS} from points_members m join users u on u.id = m.user_id
-      where m.organization_id = ? and m.user_id in (${ids.map(() => '?').join(', ')}) order by u.id`, [orgId, ...ids]);
+  const db = handleOf(em, orgId);
+  return db.sql<MemberView>`
+    select ${SEEN_COLUMNS} from points_members m join users u on u.id = m.user_id
+     where ${db.inOrg('m')} and m.user_id = any(${ids}::int[]) order by u.id`;
 }
 
 /** One member as the org sees them, or null when the org has no record of them. */
@@ -142,16 +154,17 @@ export async function memberOf(em: EntityManager, orgId: number, userId: number)
  */
 export async function lockMember(em: EntityManager, orgId: number, userId: number): Promise<number> {
   if (!em.isInTransaction()) throw new Error('lockMember needs a transaction (em.transactional)');
-  const [row] = await em.execute<{ balance: string }[]>(
-    `insert into points_balances (organization_id, user_id, balance) values (?, ?, 0)
-     on conflict (organization_id, user_id) do update set balance = points_balances.balance returning balance`, [orgId, userId]);
+  const db = handleOf(em, orgId);
+  const row = await db.one<{ balance: string }>`
+    insert into points_balances (organization_id, user_id, balance) values (${db.org}, ${userId}, 0)
+    on conflict (organization_id, user_id) do update set balance = points_balances.balance returning balance`;
   return Number(row!.balance);
 }
 
 /** A member's balance in the org: the sum of their rows, as maintained in points_balances (one row read). */
 export async function balanceOf(em: EntityManager, orgId: number, userId: number): Promise<number> {
-  const [row] = await em.execute<{ balance: string }[]>(
-    'select balance from points_balances where organization_id = ? and user_id = ?', [orgId, userId]);
+  const db = handleOf(em, orgId);
+  const row = await db.one<{ balance: string }>`select balance from points_balances where ${db.inOrg()} and user_id = ${userId}`;
   return Number(row?.balance ?? 0);
 }
 
@@ -198,8 +211,8 @@ export async function entriesOf(em: EntityManager, orgId: number, userId: number
 
 /** Does the member have at least one row in the org? (a member of another org is nobody here) */
 export async function hasEntries(em: EntityManager, orgId: number, userId: number): Promise<boolean> {
-  const [row] = await em.execute('select 1 from points_entries where organization_id = ? and user_id = ? limit 1', [orgId, userId]);
-  return row !== undefined;
+  const db = handleOf(em, orgId);
+  return (await db.one`select 1 from points_entries where ${db.inOrg()} and user_id = ${userId} limit 1`) !== null;
 }
 
 export interface EntryView {

@@ -2,7 +2,10 @@
 // bound to the message's server gives `pointsPerMessage` at most once per `pointsCooldownSeconds` per member.
 // Safe under concurrency (the member lock) and idempotent per message id (a unique index): a redelivered or
 // replayed message never pays twice.
-import { ORG_FILTER, Organization, type CoreServices, type DaemonContext, type EntityManager } from '@quad/core';
+//
+// The gateway hears every org's servers. Which org a message belongs to is read from `organizations` (a table of no
+// org); the org's own rows are then reached through a handle bound to that org (README "Org isolation").
+import { Organization, type CoreServices, type DaemonContext, type OrgDb } from '@quad/core';
 import { addEntry, joinByChatUserId, lockMember } from './ledger.js';
 
 type MikroORM = DaemonContext['orm'];
@@ -52,35 +55,51 @@ export function memberFromGateway(d: unknown): { guildId: string; chatUserId: st
 
 const UNIQUE_VIOLATION = '23505';
 
+/** What the gateway's work needs of the core: the modules' switches and a handle bound to an org. */
+export type GatewayServices = Pick<CoreServices, 'registry' | 'acrossOrgs'>;
+
+/** The org bound to a Discord server, or null (organizations is a table of no org: an unbound fork reads it). */
+function orgOfServer(orm: MikroORM, guildId: string) {
+  return orm.em.fork().findOne(Organization, { discordGuildId: guildId });
+}
+
+/**
+ * A handle bound to the org a gateway event belongs to. The cross-org path is only the way to it here (the
+ * daemon serves every org and has no org of its own): no statement runs in it, so it takes no connection of the
+ * owner's; the handle is the ordinary path, as the org's requests and jobs have.
+ */
+function handleFor(services: GatewayServices, orgId: number): Promise<OrgDb> {
+  return services.acrossOrgs('points.gateway_event', async (all) => all.forOrg(orgId));
+}
+
 /** Award the org's points for one message, if its cooldown allows. */
-export async function awardForMessage(orm: MikroORM, services: Pick<CoreServices, 'registry'>, msg: MessageSeen): Promise<MessageAward> {
-  const em = orm.em.fork();
-  const org = await em.findOne(Organization, { discordGuildId: msg.guildId });
+export async function awardForMessage(orm: MikroORM, services: GatewayServices, msg: MessageSeen): Promise<MessageAward> {
+  const org = await orgOfServer(orm, msg.guildId);
   if (!org) return { awarded: false, why: 'no_org' };
   if (!services.registry.isEnabled(org.modules, 'points')) return { awarded: false, why: 'module_off' };
   if (org.pointsPerMessage <= 0) return { awarded: false, why: 'no_points' };
-  em.setFilterParams(ORG_FILTER, { orgId: org.id });
+  const db = await handleFor(services, org.id);
   const at = msg.at ?? new Date();
   try {
-    return await em.transactional(async (tx: EntityManager) => {
+    return await db.transaction(async (tx) => {
       // The member wrote on the org's server: the org knows them through Discord (even when the cooldown pays nothing).
-      const member = await joinByChatUserId(tx, org.id, msg.chatUserId, { username: msg.username });
-      await lockMember(tx, org.id, member.id);
-      const [dup] = await tx.execute('select 1 from points_entries where organization_id = ? and message_id = ?', [org.id, msg.messageId]);
+      const member = await joinByChatUserId(tx.em, tx.org, msg.chatUserId, { username: msg.username });
+      await lockMember(tx.em, tx.org, member.id);
+      const dup = await tx.one`select 1 from points_entries where ${tx.inOrg()} and message_id = ${msg.messageId}`;
       if (dup) return { awarded: false, why: 'duplicate' } as const;
       if (org.pointsCooldownSeconds > 0) {
-        const [last] = await tx.execute<{ created_at: Date }[]>(
-          `select created_at from points_entries where organization_id = ? and user_id = ? and source = 'message'
-             order by created_at desc limit 1`, [org.id, member.id]);
+        const last = await tx.one<{ created_at: Date }>`
+          select created_at from points_entries where ${tx.inOrg()} and user_id = ${member.id} and source = 'message'
+           order by created_at desc limit 1`;
         if (last && at.getTime() - new Date(last.created_at).getTime() < org.pointsCooldownSeconds * 1000) {
           return { awarded: false, why: 'cooldown' } as const;
         }
       }
-      const entry = await addEntry(tx, {
-        orgId: org.id, userId: member.id, amount: org.pointsPerMessage, source: 'message', reason: 'Message on Discord',
+      const entry = await addEntry(tx.em, {
+        orgId: tx.org, userId: member.id, amount: org.pointsPerMessage, source: 'message', reason: 'Message on Discord',
         awardedBy: 'system', messageId: msg.messageId, createdAt: at,
       });
-      return { awarded: true, orgId: org.id, userId: member.id, amount: entry.amount, entryId: entry.id } as const;
+      return { awarded: true, orgId: tx.org, userId: member.id, amount: entry.amount, entryId: entry.id } as const;
     });
   } catch (err) {
     // The same message seen by two processes at once (the lock serializes a member, the index the message).
@@ -93,10 +112,10 @@ export async function awardForMessage(orm: MikroORM, services: Pick<CoreServices
  * Record a member who joined a server bound to an org: a `users` row with their chat user id and username, and the
  * org's record that it knows them through Discord.
  */
-export async function recordMemberJoined(orm: MikroORM, joined: { guildId: string; chatUserId: string; username: string | null }): Promise<boolean> {
-  const em = orm.em.fork();
-  const org = await em.findOne(Organization, { discordGuildId: joined.guildId });
+export async function recordMemberJoined(orm: MikroORM, services: GatewayServices, joined: { guildId: string; chatUserId: string; username: string | null }): Promise<boolean> {
+  const org = await orgOfServer(orm, joined.guildId);
   if (!org) return false;
-  await em.transactional((tx) => joinByChatUserId(tx, org.id, joined.chatUserId, { username: joined.username }));
+  const db = await handleFor(services, org.id);
+  await db.transaction((tx) => joinByChatUserId(tx.em, tx.org, joined.chatUserId, { username: joined.username }));
   return true;
 }

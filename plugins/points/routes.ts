@@ -121,7 +121,6 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       },
     },
   }, async (request, reply) => {
-    const org = request.org!;
     const event = request.body.event.trim();
     if (!event) throw badRequest('event must not be blank', 'blank_event');
     const { rows, problems } = readCheckins(request.body.csv, request.body.points);
@@ -129,24 +128,23 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       throw badRequest(`The check-in sheet has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was written`, 'invalid_csv', { errors: problems });
     }
     const reason = request.body.reason?.trim() || `Checked in to ${event}`;
-    const result = await request.em.transactional(async (em) => {
+    const result = await request.db.transaction(async (tx) => {
       let awarded = 0;
       let points = 0;
       const skipped: { row: number; reason: string }[] = [];
       // In the order of the members' keys, so two uploads naming the same people take their row locks in one
       // order (a repeated member keeps its first line: the sort is stable).
       for (const row of [...rows].sort((x, y) => memberKey(x).localeCompare(memberKey(y)))) {
-        const member = await joinCheckin(em, org.id, row);
+        const member = await joinCheckin(tx.em, tx.org, row);
         // Once per member and event: a second upload of the same sheet (or a repeated line) changes nothing.
-        const inserted = await em.execute<{ id: string }[]>(
-          `insert into points_entries (organization_id, user_id, amount, source, reason, event_name, awarded_by)
-           values (?, ?, ?, 'checkin', ?, ?, ?)
-           on conflict (organization_id, event_name, user_id) where source = 'checkin' do nothing returning id`,
-          [org.id, member.id, row.points, reason, event, actorOf(request)]);
-        if (inserted.length) { awarded++; points += row.points; } else skipped.push({ row: row.row, reason: 'already checked in to this event' });
+        const inserted = await tx.run`
+          insert into points_entries (organization_id, user_id, amount, source, reason, event_name, awarded_by)
+          values (${tx.org}, ${member.id}, ${row.points}, 'checkin', ${reason}, ${event}, ${actorOf(request)})
+          on conflict (organization_id, event_name, user_id) where source = 'checkin' do nothing`;
+        if (inserted) { awarded++; points += row.points; } else skipped.push({ row: row.row, reason: 'already checked in to this event' });
       }
       skipped.sort((x, y) => x.row - y.row);
-      await request.audit(em, 'points.checkins', { event, awarded, skipped: skipped.length });
+      await request.audit(tx.em, 'points.checkins', { event, awarded, skipped: skipped.length });
       return { event, awarded, points, skipped };
     });
     return reply.code(201).send(result);
@@ -164,7 +162,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
         ...Errors,
       },
     },
-  }, async (request) => ({ events: await listEvents(request.em, request.org!.id) }));
+  }, async (request) => ({ events: await listEvents(request.db) }));
 
   app.delete('/api/points/:org/events/:name', {
     config: officer,
@@ -199,7 +197,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request) => {
     const { q, sort, page, per_page } = request.query;
-    const { members, total } = await listMembers(request.em, request.org!.id, { q, sort, page, perPage: per_page });
+    const { members, total } = await listMembers(request.db, { q, sort, page, perPage: per_page });
     return { members, page, per_page, total };
   });
 
@@ -214,7 +212,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   }, async (request) => {
     const { page, per_page } = request.query;
     // 404 for a user with no row in this org, whatever other orgs know of them.
-    const member = await memberSummary(request.em, request.org!.id, request.params.user_id);
+    const member = await memberSummary(request.db, request.params.user_id);
     if (!member) throw notFound(`No member ${request.params.user_id} in this org`, 'member_not_found');
     const { entries, total } = await entriesOf(request.em, request.org!.id, member.user_id, pageWindow(request.query));
     return { member, entries, page, per_page, total };
@@ -228,7 +226,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
       tags: ['points'], summary: 'Top members by balance, with their details', params: OrgParams, querystring: LeaderQuery,
       response: { 200: Type.Object({ leaderboard: Type.Array(LeaderRow) }), ...Errors },
     },
-  }, async (request) => ({ leaderboard: await leaderboard(request.em, request.org!.id, request.query.limit) }));
+  }, async (request) => ({ leaderboard: await leaderboard(request.db, request.query.limit) }));
 
 
   app.get('/api/points/:org/public/leaderboard', {
@@ -239,7 +237,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
     },
   }, async (request) => {
     app.auth.access.hideMemberDetails(request, credentialOf(request.caller));
-    const rows = await leaderboard(request.em, request.org!.id, request.query.limit);
+    const rows = await leaderboard(request.db, request.query.limit);
     return { leaderboard: rows.map((r) => ({ rank: r.rank, user_id: r.user_id, chat_user_id: r.chat_user_id, username: r.username, balance: r.balance })) };
   });
 
@@ -253,7 +251,7 @@ export const pointsRoutes: RoutesPlugin = async (app) => {
   }, async (request) => {
     app.auth.access.hideMemberDetails(request, credentialOf(request.caller));
     const { sort, page, per_page } = request.query;
-    const { members, total } = await listMembers(request.em, request.org!.id, { sort, page, perPage: per_page });
+    const { members, total } = await listMembers(request.db, { sort, page, perPage: per_page });
     return {
       members: members.map((m) => ({ user_id: m.user_id, chat_user_id: m.chat_user_id, username: m.username, balance: m.balance })),
       page, per_page, total,

@@ -1,8 +1,9 @@
 // Order status moves and the officer's order changes. Allowed moves only go forward along
 // pending → processing → shipped → delivered (skipping a step is allowed: an item handed over at a meeting goes
 // straight to delivered), and any state before delivered may move to cancelled. Delivered and cancelled are final.
-// Cancelling gives the points back (a positive row) and puts the stock back; deleting does neither.
-import { conflict, notFound, type EntityManager } from '@quad/core';
+// Cancelling gives the points back (a positive row) and puts the stock back; deleting does neither. Rows are reached
+// through the org-bound handle (README "Org isolation").
+import { conflict, notFound, sql, type EntityManager, type OrgDb } from '@quad/core';
 import type { PointsLedger } from './points-ledger.js';
 import { Order, OrderItem, ORDER_STATUSES, type OrderStatus } from './entities.js';
 import { withRetry } from './checkout.js';
@@ -15,21 +16,21 @@ export function allowedMoves(from: OrderStatus): OrderStatus[] {
   return ORDER_STATUSES.filter((to) => to === 'cancelled' || RANK[to] > RANK[from]);
 }
 
-export async function changeOrder(em: EntityManager, ledger: PointsLedger, input: {
-  orgId: number; orderId: number; status?: OrderStatus; message?: string;
+export async function changeOrder(db: OrgDb, ledger: PointsLedger, input: {
+  orderId: number; status?: OrderStatus; message?: string;
   /** Who changed it, for the refund's ledger row. */
   actor: string;
   /** Audit the change in the transaction that makes it (the request's audit helper). */
   audit: (em: EntityManager, action: string, details: Record<string, unknown>) => Promise<void>;
 }) {
-  const found = await em.findOne(Order, { id: input.orderId });
+  const found = await db.em.findOne(Order, { id: input.orderId });
   if (!found) throw notFound(`No order ${input.orderId}`, 'order_not_found');
   const userId = found.userId;
-  return withRetry(() => em.transactional(async (tx) => {
+  return withRetry(() => db.transaction(async (tx) => {
     // Same lock as checkout: a refund and a spend of one member never interleave.
-    await ledger.lockMember(tx, input.orgId, userId);
-    const [row] = await tx.execute<{ status: OrderStatus; total: number }[]>(
-      'select status, total from orders where id = ? and organization_id = ? for update', [input.orderId, input.orgId]);
+    await ledger.lockMember(tx.em, tx.org, userId);
+    const row = await tx.one<{ status: OrderStatus; total: number }>`
+      select status, total from orders where ${tx.inOrg()} and id = ${input.orderId} for update`;
     if (!row) throw notFound(`No order ${input.orderId}`, 'order_not_found');
     const from = row.status;
     const to = input.status ?? from;
@@ -39,20 +40,19 @@ export async function changeOrder(em: EntityManager, ledger: PointsLedger, input
     let refunded = 0;
     if (to === 'cancelled' && from !== 'cancelled') {
       if (row.total > 0) {
-        await ledger.addEntry(tx, { orgId: input.orgId, userId, amount: row.total, source: 'refund', reason: `Order #${input.orderId} cancelled`, awardedBy: input.actor, ref: `order:${input.orderId}` });
+        await ledger.addEntry(tx.em, { orgId: tx.org, userId, amount: row.total, source: 'refund', reason: `Order #${input.orderId} cancelled`, awardedBy: input.actor, ref: `order:${input.orderId}` });
         refunded = row.total;
       }
-      const items = await tx.find(OrderItem, { orderId: input.orderId, productId: { $ne: null } }, { orderBy: { productId: 'asc' } });
+      const items = await tx.em.find(OrderItem, { orderId: input.orderId, productId: { $ne: null } }, { orderBy: { productId: 'asc' } });
       for (const item of items) {
-        await tx.execute('update products set stock = stock + ?, updated_at = now() where id = ? and organization_id = ?', [item.quantity, item.productId, input.orgId]);
+        await tx.run`update products set stock = stock + ${item.quantity}::int, updated_at = now() where ${tx.inOrg()} and id = ${item.productId}`;
       }
     }
-    const sets: string[] = ['updated_at = now()'];
-    const params: unknown[] = [];
-    if (to !== from) { sets.push('status = ?'); params.push(to); }
-    if (input.message !== undefined) { sets.push('message = ?'); params.push(input.message); }
-    await tx.execute(`update orders set ${sets.join(', ')} where id = ? and organization_id = ?`, [...params, input.orderId, input.orgId] as never[]);
-    await input.audit(tx, 'store.order_update', { order_id: input.orderId, from, to, message: input.message !== undefined, refunded });
+    const sets = [sql`updated_at = now()`];
+    if (to !== from) sets.push(sql`status = ${to}`);
+    if (input.message !== undefined) sets.push(sql`message = ${input.message}`);
+    await tx.run`update orders set ${sql.join(sets)} where ${tx.inOrg()} and id = ${input.orderId}`;
+    await input.audit(tx.em, 'store.order_update', { order_id: input.orderId, from, to, message: input.message !== undefined, refunded });
     return { from, to, refunded };
   }));
 }

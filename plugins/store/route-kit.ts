@@ -1,6 +1,6 @@
 // What the store's route files share (routes/*.ts, mounted by the core with @fastify/autoload): parameter and body
 // schemas, the store page, the member's wallet and placing an order.
-import { OrgRef, Type, pageOf, type Caller, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { OrgRef, Type, pageOf, type Caller, type CoreServices, type EntityManager, type OrgDb, type OrgSnapshot } from '@quad/core';
 import { Product, type OrderChannel } from './entities.js';
 import { checkout, type Buyer } from './checkout.js';
 import { pointsLedger, type Member, type PointsLedger } from './points-ledger.js';
@@ -35,7 +35,7 @@ export const StoreOut = Type.Object({
 });
 export const OrdersOut = pageOf('orders', OrderOut);
 
-export interface RequestLike { em: EntityManager; org: OrgSnapshot | null; caller: Caller | null }
+export interface RequestLike { em: EntityManager; db: OrgDb; org: OrgSnapshot | null; caller: Caller | null }
 
 /** The points ledger (service `points.ledger`), from the core. */
 export const ledgerOf = (services: CoreServices): PointsLedger => services.service(pointsLedger);
@@ -65,8 +65,8 @@ export async function placeOrder(
   services: CoreServices, request: RequestLike & { body: { items: { product_id: number; quantity: number; price: number }[]; total: number } },
   buyer: Buyer, channel: OrderChannel,
 ) {
-  const result = await checkout(request.em, services, ledgerOf(services), {
-    orgId: request.org!.id, buyer, items: request.body.items, total: request.body.total, channel, actor: request.caller!.actor,
+  const result = await checkout(request.db, services, ledgerOf(services), {
+    buyer, items: request.body.items, total: request.body.total, channel, actor: request.caller!.actor,
   });
   return { order: orderView(result.order, result.items), points_deducted: result.pointsDeducted, balance: result.balance };
 }

@@ -1,5 +1,5 @@
 // Schemas and views of the store's records (they become the OpenAPI document).
-import { Type, pageWindow, pagingQuery, type EntityManager } from '@quad/core';
+import { Type, pageWindow, pagingQuery, sql, type OrgDb } from '@quad/core';
 import type { PointsLedger } from './points-ledger.js';
 import { Order, OrderItem, ORDER_STATUSES, type OrderChannel, type OrderStatus } from './entities.js';
 
@@ -48,20 +48,21 @@ export function orderView(o: OrderLike, items: ItemLike[], member?: MemberInfo) 
 const NOBODY: MemberInfo = { email: null, username: null, chat_user_id: null };
 
 /**
- * Orders (newest first) with their items, and, for officers (`members`), who placed them as the org knows them
- * (through the points ledger: an identifier the org never learned is null, whatever another org knows).
+ * Orders (newest first) with their items, and, for officers (`members`: the points ledger), who placed them as the
+ * org knows them (an identifier the org never learned is null, whatever another org knows).
  */
 export async function loadOrders(
-  em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number },
-  opts: { page: number; per_page: number; members?: { ledger: PointsLedger; orgId: number } },
+  db: OrgDb, where: { userId?: number; status?: OrderStatus; id?: number },
+  opts: { page: number; per_page: number; members?: PointsLedger },
 ) {
+  const { em } = db;
   const orders = await em.find(Order, where, { orderBy: { createdAt: 'desc', id: 'desc' }, ...pageWindow(opts) });
-  const total = await countOrders(em, where, opts.members?.orgId);
+  const total = await countOrders(db, where, opts.members !== undefined);
   const ids = orders.map((o) => o.id);
   const items = ids.length ? await em.find(OrderItem, { orderId: { $in: ids } }, { orderBy: { id: 'asc' } }) : [];
   const members = new Map<number, MemberInfo>();
   if (opts.members && orders.length) {
-    const seen = await opts.members.ledger.membersOf(em, opts.members.orgId, orders.map((o) => o.userId));
+    const seen = await opts.members.membersOf(em, db.org, orders.map((o) => o.userId));
     for (const m of seen) members.set(m.user_id, { email: m.email, username: m.username, chat_user_id: m.chat_user_id });
   }
   return {
@@ -75,10 +76,9 @@ export async function loadOrders(
  * counters (store_member_orders, one row per member and status) instead of counting every order the org has had;
  * a member's own orders or one order are counted as before.
  */
-async function countOrders(em: EntityManager, where: { userId?: number; status?: OrderStatus; id?: number }, orgId?: number): Promise<number> {
-  if (orgId === undefined || where.userId !== undefined || where.id !== undefined) return em.count(Order, where);
-  const [row] = await em.execute<{ n: string }[]>(
-    `select coalesce(sum(orders), 0) as n from store_member_orders where organization_id = ?${where.status ? ' and status = ?' : ''}`,
-    where.status ? [orgId, where.status] : [orgId]);
+async function countOrders(db: OrgDb, where: { userId?: number; status?: OrderStatus; id?: number }, officers: boolean): Promise<number> {
+  if (!officers || where.userId !== undefined || where.id !== undefined) return db.em.count(Order, where);
+  const row = await db.one<{ n: string }>`
+    select coalesce(sum(orders), 0) as n from store_member_orders where ${db.inOrg()}${where.status ? sql` and status = ${where.status}` : sql``}`;
   return Number(row!.n);
 }

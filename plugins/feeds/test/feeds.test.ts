@@ -4,6 +4,7 @@
 // recording clock, hackathon sources failing, run_due's schedule, the tools, and the legacy modules turning feeds on.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
+import { orgDb } from '@quad/core';
 import { bearer } from '@quad/core/testing';
 import { jobsReadme, startFeedsWorld } from './world.js';
 import { runFeed, POST_BATCH, POST_GAP_MS } from '../run.js';
@@ -132,16 +133,17 @@ t.test('at most 25 posts a run, 0.5 s apart (a recording clock)', async (t) => {
   const wide = receiver.addWebhook();
   t.equal((await call('PUT', '/feeds/wide', { ...jobsFeed, webhook_url: wide.url, config: { repo: 'big/list', max_age_days: 0 } })).statusCode, 201);
   repo.put('big/list', 'main', 'README.md', jobsReadme([['Seed', 'Role', 'Jan 01']]));
-  const em = quad.emFor(w.org.id);
-  await runFeed({ em, services: quad.services, orgId: w.org.id }, 'wide', { trigger: 'manual', now: new Date(NOW) });
+  // The run's handle, as the job gets it: the service's, bound to the org.
+  const db = orgDb(quad.emFor(w.org.id));
+  await runFeed({ db, services: quad.services }, 'wide', { trigger: 'manual', now: new Date(NOW) });
   repo.put('big/list', 'main', 'README.md', jobsReadme([['Seed', 'Role', 'Jan 01'], ...Array.from({ length: 30 }, (_, i) => [`Co${i}`, `Role ${i}`, 'Nov 20'] as [string, string, string])]));
   const waits: number[] = [];
   const sleep = async (ms: number) => { waits.push(ms); };
-  const first = await runFeed({ em, services: quad.services, orgId: w.org.id }, 'wide', { trigger: 'manual', now: new Date(NOW), sleep });
+  const first = await runFeed({ db, services: quad.services }, 'wide', { trigger: 'manual', now: new Date(NOW), sleep });
   t.match(first, { found: 31, new: 30, posted: POST_BATCH, error: null });
   t.same(waits, Array(POST_BATCH - 1).fill(POST_GAP_MS), 'one wait of 0.5 s between posts');
   t.equal(postsTo(wide.id).length, 25);
-  const second = await runFeed({ em, services: quad.services, orgId: w.org.id }, 'wide', { trigger: 'manual', now: new Date(NOW), sleep });
+  const second = await runFeed({ db, services: quad.services }, 'wide', { trigger: 'manual', now: new Date(NOW), sleep });
   t.match(second, { new: 0, posted: 5 }, 'the rest go out next run, oldest first');
   t.equal(new Set(postsTo(wide.id).map((p) => JSON.stringify(p.body))).size, 30, 'each item posted once');
 });

@@ -27,7 +27,7 @@ try {
     const started = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       for (let i = next++; i < MESSAGES; i = next++) {
-        const r = await awardForMessage(w.quad.orm, w.quad.services, { guildId: w.guildId, chatUserId: author(i), messageId: String(id++) });
+        const r = await awardForMessage(w.quad.serviceOrm, w.quad.services, { guildId: w.guildId, chatUserId: author(i), messageId: String(id++) });
         if (r.awarded) awarded++;
       }
     }));

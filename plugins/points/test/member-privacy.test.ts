@@ -65,7 +65,7 @@ t.test('an org sees only what it recorded about a member (student id, Discord id
     }
     // A message on the attacker org's server: that org now knows them through Discord.
     await w.sql('update organizations set points_per_message = 1, points_cooldown_seconds = 0 where id = ?', [w.org.id]);
-    t.match(await awardForMessage(w.quad.orm, w.quad.services, { guildId: w.guildId, chatUserId, username: 'shopper', messageId: '1500000000000000777' }), { awarded: true, userId });
+    t.match(await awardForMessage(w.quad.serviceOrm, w.quad.services, { guildId: w.guildId, chatUserId, username: 'shopper', messageId: '1500000000000000777' }), { awarded: true, userId });
     for (const row of (await views(w.officerToken, 'acm')).rows) t.match(row, { chat_user_id: chatUserId, username: 'shopper', student_id: null });
     for (const row of (await views(victimToken, 'other')).rows) t.match(row, { chat_user_id: null, username: null, student_id: 'S-VICTIM' }, 'the other org still does not');
   });

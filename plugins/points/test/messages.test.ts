@@ -7,7 +7,8 @@ import { startPointsWorld } from './world.js';
 
 t.test('awardForMessage', async (t) => {
   const w = await startPointsWorld(t);
-  const { orm, services } = w.quad;
+  // The service's ORM, as the gateway daemon gets it (the service role when the tests run as one).
+  const { serviceOrm: orm, services } = w.quad;
   await w.sql('update organizations set points_per_message = 3, points_cooldown_seconds = 60 where id = ?', [w.org.id]);
   const guildId = w.guildId;
   const author = { guildId, chatUserId: '1400000000000000001', username: 'talker' };
@@ -71,9 +72,9 @@ t.test('awardForMessage', async (t) => {
   });
 
   t.test('recordMemberJoined', async (t) => {
-    t.equal(await recordMemberJoined(orm, { guildId, chatUserId: '1400000000000000009', username: 'newbie' }), true);
+    t.equal(await recordMemberJoined(orm, services, { guildId, chatUserId: '1400000000000000009', username: 'newbie' }), true);
     t.equal((await w.sql('select username from users where chat_user_id = ?', ['1400000000000000009']))[0]!.username, 'newbie');
-    t.equal(await recordMemberJoined(orm, { guildId: '1999999999999999999', chatUserId: '1400000000000000010', username: 'x' }), false);
+    t.equal(await recordMemberJoined(orm, services, { guildId: '1999999999999999999', chatUserId: '1400000000000000010', username: 'x' }), false);
     t.same(await w.sql('select 1 from users where chat_user_id = ?', ['1400000000000000010']), []);
   });
 });

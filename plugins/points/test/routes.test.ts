@@ -192,7 +192,8 @@ t.test('points routes', async (t) => {
 
   t.test('dashboard: overview counts and daily trends', async (t) => {
     const mod = w.quad.registry.get('points')!;
-    const em = w.quad.orm.em.fork();
+    // The section's EntityManager as the dashboard hands it: the service's, bound to the org.
+    const em = w.quad.emFor(w.org.id);
     const org = w.quad.orgs;
     const snapshot = (await org.find('acm'))!;
     const overview = await mod.dashboard!.overview!(withDb({ em, org: snapshot, services: w.quad.services }));

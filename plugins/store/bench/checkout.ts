@@ -3,6 +3,7 @@
 // database on the local PostgreSQL (as the tests do) and drives POST /api/storefront/<org>/checkout in-process.
 //   npx tsx plugins/store/bench/checkout.ts [--orders 1000] [--concurrency 50] [--members 50] [--pool 10]
 import { parseArgs } from 'node:util';
+import { orgDb } from '@quad/core';
 import { startStoreWorld } from '../test/world.js';
 
 // `npx tap plugins/<m>` runs every file under the folder: a benchmark is not a test, so it bows out there.
@@ -71,7 +72,9 @@ async function run() {
   await drive('many members in parallel', many, own);
   await drive('many members, one product (its row lock serializes them)', many, [shared]);
 
-  const [check] = await w.sql<{ orders: string; negative: string }>(`select (select count(*) from orders) as orders, (select count(*) from points_entries where amount < 0) as negative`);
+  const db = orgDb(w.quad.emFor(w.org.id));
+  const check = await db.one<{ orders: string; negative: string }>`
+    select (select count(*) from orders where ${db.inOrg()}) as orders, (select count(*) from points_entries where ${db.inOrg()} and amount < 0) as negative`;
   console.log(`orders written: ${check!.orders}; negative points rows: ${check!.negative}; pool: DATABASE_POOL_MAX=${w.quad.settings.DATABASE_POOL_MAX}`);
 }
 

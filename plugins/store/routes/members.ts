@@ -47,7 +47,7 @@ export default (async (app) => {
     const member = await sessionMember(request);
     const { page, per_page } = request.query;
     if (!member) return { orders: [], page, per_page, total: 0 };
-    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page });
+    const { orders, total } = await loadOrders(request.db, { userId: member.id }, { page, per_page });
     return { orders, page, per_page, total };
   });
 

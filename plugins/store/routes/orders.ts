@@ -8,9 +8,8 @@ import { OrderOut, Paging, Status, loadOrders } from '../views.js';
 const Errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody };
 
 export default (async (app) => {
+  /** The points ledger: who placed each order, as this org knows them. */
   const ledger = ledgerOf(app.quad);
-  /** Who placed each order, as this org knows them (through the points ledger). */
-  const asKnownTo = (orgId: number) => ({ ledger, orgId });
   app.get('/api/storefront/:org/orders', {
     config: { auth: 'officer' },
     schema: {
@@ -20,7 +19,7 @@ export default (async (app) => {
     },
   }, async (request) => {
     const { status, page, per_page } = request.query;
-    const { orders, total } = await loadOrders(request.em, { ...(status && { status }) }, { page, per_page, members: asKnownTo(request.org!.id) });
+    const { orders, total } = await loadOrders(request.db, { ...(status && { status }) }, { page, per_page, members: ledger });
     return { orders, page, per_page, total };
   });
 
@@ -30,7 +29,7 @@ export default (async (app) => {
     config: { auth: 'officer' },
     schema: { tags: ['store'], summary: 'One order', params: ById, response: { 200: OrderOut, ...Errors } },
   }, async (request) => {
-    const { orders } = await loadOrders(request.em, { id: request.params.id }, { page: 1, per_page: 1, members: asKnownTo(request.org!.id) });
+    const { orders } = await loadOrders(request.db, { id: request.params.id }, { page: 1, per_page: 1, members: ledger });
     if (!orders[0]) throw notFound(`No order ${request.params.id}`, 'order_not_found');
     return orders[0];
   });
@@ -46,12 +45,12 @@ export default (async (app) => {
     },
   }, async (request) => {
     const { status, message } = request.body;
-    const moved = await changeOrder(request.em, ledger, {
-      orgId: request.org!.id, orderId: request.params.id, status, message: message?.trim(), actor: request.caller!.actor,
+    const moved = await changeOrder(request.db, ledger, {
+      orderId: request.params.id, status, message: message?.trim(), actor: request.caller!.actor,
       audit: (em, action, details) => request.audit(em, action, details),
     });
     request.em.clear();
-    const { orders } = await loadOrders(request.em, { id: request.params.id }, { page: 1, per_page: 1, members: asKnownTo(request.org!.id) });
+    const { orders } = await loadOrders(request.db, { id: request.params.id }, { page: 1, per_page: 1, members: ledger });
     return { order: orders[0]!, from: moved.from, refunded: moved.refunded };
   });
 

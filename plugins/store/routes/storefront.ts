@@ -57,7 +57,7 @@ export default (async (app) => {
     const member = await ledger.memberByEmail(request.em, email);
     const { page, per_page } = request.query;
     if (!member) return { email, orders: [], page, per_page, total: 0 };
-    const { orders, total } = await loadOrders(request.em, { userId: member.id }, { page, per_page });
+    const { orders, total } = await loadOrders(request.db, { userId: member.id }, { page, per_page });
     return { email, orders, page, per_page, total };
   });
 }) satisfies RoutesPlugin;

@@ -213,7 +213,8 @@ t.test('orders: status moves, messages, cancel and delete', async (t) => {
 
   t.test('dashboard: overview counts and orders per day', async (t) => {
     const mod = w.quad.registry.get('store')!;
-    const em = w.quad.orm.em.fork();
+    // The section's EntityManager as the dashboard hands it: the service's, bound to the org.
+    const em = w.quad.emFor(w.org.id);
     const org = (await w.quad.orgs.find('acm'))!;
     const [c] = await w.sql<Record<string, string>>(`select count(*) as orders, count(*) filter (where status in ('pending','processing','shipped')) as open,
       coalesce(sum(total) filter (where status <> 'cancelled'), 0) as spent from orders`);

@@ -24,6 +24,7 @@ export async function startStoreWorld(t: TeardownHost, options: { logger?: Fasti
     async grant(user, amount, orgId = world.org.id) {
       await world.sql(`insert into points_entries (organization_id, user_id, amount, source, reason, awarded_by) values (?, ?, ?, 'award', 'test grant', 'system')`, [orgId, user, amount]);
     },
-    balance: (user, orgId = world.org.id) => ledger.balanceOf(world.quad.orm.em.fork(), orgId, user),
+    // On the service's EntityManager bound to the org, as the store's routes call the ledger.
+    balance: (user, orgId = world.org.id) => ledger.balanceOf(world.quad.emFor(orgId), orgId, user),
   };
 }
