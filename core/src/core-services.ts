@@ -332,6 +332,12 @@ export interface CoreServices {
    * (`<module>.<what>`) is logged at debug level and counted in `quad_across_orgs_total`.
    */
   acrossOrgs<T>(reason: string, work: AcrossOrgsWork<T>): Promise<T>;
+  /**
+   * The org-bound handle of `orgId` (the ordinary path: row-level security keeps it in that org), for work that
+   * learns its org from something other than its route or job: a daemon's event from an org's Discord server, a
+   * signed state that names the org.
+   */
+  orgDb(orgId: number): OrgDb;
   /** Start a declared job; 400 on a bad payload, 409 while a one-at-a-time run is queued or running. */
   startJob(em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions): Promise<StartedJob>;
 }

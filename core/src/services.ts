@@ -16,6 +16,8 @@ import type { DiscordClient } from './adapters/discord/index.js';
 import { getOrgConfig, setOrgConfig } from './orgs/org-config.js';
 import { memberSignIn } from './auth/module-sign-in.js';
 import type { AcrossOrgs } from './db/across-orgs.js';
+import { orgDb } from './db/org-db.js';
+import { forkFor } from './db/orm.js';
 
 export type { CoreServices, DegradedFeature, VectorStatus } from './core-services.js';
 
@@ -71,6 +73,7 @@ export function createServices(deps: {
     audit: recordAudit,
     logError: errorLogger({ orm: deps.orm, acrossOrgs: deps.acrossOrgs, release, log, emit: (em, event) => events.emit(em, event) }),
     acrossOrgs: <T>(reason: string, work: AcrossOrgsWork<T>) => deps.acrossOrgs.run(reason, work),
+    orgDb: (orgId: number) => orgDb(forkFor(deps.orm, orgId)),
     startJob: (em: EntityManager, name: string, payload: Record<string, unknown>, options?: StartOptions) =>
       startJob(deps.registry, em, name, payload, options),
   });

@@ -5,7 +5,7 @@
 //
 // The gateway hears every org's servers. Which org a message belongs to is read from `organizations` (a table of no
 // org); the org's own rows are then reached through a handle bound to that org (README "Org isolation").
-import { Organization, type CoreServices, type DaemonContext, type OrgDb } from '@quad/core';
+import { Organization, type CoreServices, type DaemonContext } from '@quad/core';
 import { addEntry, joinByChatUserId, lockMember } from './ledger.js';
 
 type MikroORM = DaemonContext['orm'];
@@ -56,20 +56,11 @@ export function memberFromGateway(d: unknown): { guildId: string; chatUserId: st
 const UNIQUE_VIOLATION = '23505';
 
 /** What the gateway's work needs of the core: the modules' switches and a handle bound to an org. */
-export type GatewayServices = Pick<CoreServices, 'registry' | 'acrossOrgs'>;
+export type GatewayServices = Pick<CoreServices, 'registry' | 'orgDb'>;
 
 /** The org bound to a Discord server, or null (organizations is a table of no org: an unbound fork reads it). */
 function orgOfServer(orm: MikroORM, guildId: string) {
   return orm.em.fork().findOne(Organization, { discordGuildId: guildId });
-}
-
-/**
- * A handle bound to the org a gateway event belongs to. The cross-org path is only the way to it here (the
- * daemon serves every org and has no org of its own): no statement runs in it, so it takes no connection of the
- * owner's; the handle is the ordinary path, as the org's requests and jobs have.
- */
-function handleFor(services: GatewayServices, orgId: number): Promise<OrgDb> {
-  return services.acrossOrgs('points.gateway_event', async (all) => all.forOrg(orgId));
 }
 
 /** Award the org's points for one message, if its cooldown allows. */
@@ -78,7 +69,7 @@ export async function awardForMessage(orm: MikroORM, services: GatewayServices, 
   if (!org) return { awarded: false, why: 'no_org' };
   if (!services.registry.isEnabled(org.modules, 'points')) return { awarded: false, why: 'module_off' };
   if (org.pointsPerMessage <= 0) return { awarded: false, why: 'no_points' };
-  const db = await handleFor(services, org.id);
+  const db = services.orgDb(org.id);
   const at = msg.at ?? new Date();
   try {
     return await db.transaction(async (tx) => {
@@ -115,7 +106,7 @@ export async function awardForMessage(orm: MikroORM, services: GatewayServices, 
 export async function recordMemberJoined(orm: MikroORM, services: GatewayServices, joined: { guildId: string; chatUserId: string; username: string | null }): Promise<boolean> {
   const org = await orgOfServer(orm, joined.guildId);
   if (!org) return false;
-  const db = await handleFor(services, org.id);
+  const db = services.orgDb(org.id);
   await db.transaction((tx) => joinByChatUserId(tx.em, tx.org, joined.chatUserId, { username: joined.username }));
   return true;
 }

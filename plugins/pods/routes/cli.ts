@@ -22,13 +22,6 @@ export default (async (app) => {
     schema: { tags: ['pods'], summary: 'Start the CLI sign-in: redirects to Discord (needs ACCOUNTS_BASE_URL, CLIENT_ID, CLIENT_SECRET)', params: OrgParams, response: { 404: ErrorBody, 503: ErrorBody } },
   }, async (request, reply) => services.members.begin(request, reply, { redirectUri: callbackUrl(), context: String(request.org!.id) }));
 
-  /**
-   * The handle of the org a sign-in was for. The callback's URL names no org (one URL is registered with Discord):
-   * the org comes from the sign-in's state, so the request is bound to none, and its handle is taken on the
-   * cross-org path, for this org only.
-   */
-  const orgOfSignIn = (orgId: number) => services.acrossOrgs('podhost.cli_sign_in', async (all) => all.forOrg(orgId));
-
   app.get(CALLBACK_PATH, {
     config: { auth: 'public' },
     schema: {
@@ -44,7 +37,9 @@ export default (async (app) => {
     if (!org || !services.registry.isEnabled(org.modules, MODULE)) throw notFound('Pods are off for this org', 'module_off');
     const member = org.discordGuildId ? await services.discord.member(org.discordGuildId, user.id) : null;
     if (!member) throw forbidden('You are not a member of the org\'s Discord server', 'not_member');
-    const db = await orgOfSignIn(org.id);
+    // The callback's URL names no org (one URL is registered with Discord): the org comes from the sign-in's signed
+    // state, so the request is bound to none and the work takes that org's handle.
+    const db = services.orgDb(org.id);
     const issued = await db.transaction(async (tx) => {
       const made = await services.members.issueCliToken(tx.em, org.id, { chatUserId: user.id, name: `${settings().PODHOST_CLI_NAME} (${user.username})` });
       await services.audit(tx.em, { orgId: org.id, actor: `member:${user.id}`, action: 'podhost.cli_token', details: { chat_user_id: user.id, token_prefix: made.prefix, expires_at: made.expiresAt.toISOString() } });
