@@ -70,7 +70,7 @@ async function uploadOne(ctx: UploadContext, knowledge: KnowledgeContext, file: 
     const { chunk_chars: chunkChars, chunk_overlap: overlap } = knowledge.settings;
     // The same bytes at the same passage size are the same version: nothing to read or write.
     const hash = `upload:${createHash('sha256').update(file.bytes).digest('hex')}:${chunkChars}:${overlap}`;
-    const current = await findSource(em, org.id, key);
+    const current = await findSource(knowledge.db, key);
     if (current?.current_version?.content_hash === hash) {
       result.passages = current.current_version.chunks;
     } else {
@@ -91,7 +91,7 @@ async function uploadOne(ctx: UploadContext, knowledge: KnowledgeContext, file: 
     result.error = err instanceof ExtractFailed || err instanceof HttpError ? err.message : 'The file could not be stored; try again';
     if (!(err instanceof ExtractFailed || err instanceof HttpError)) ctx.log.error({ err, file: file.name }, 'knowledge upload failed unexpectedly');
   }
-  await recordRun(em, org.id, {
+  await recordRun(knowledge.db, {
     sourceKey: key ?? file.name.slice(0, 255), kind: 'upload', startedAt, changed: result.changed, passages: result.changed ? result.passages : 0, error: result.error,
   });
   return result;

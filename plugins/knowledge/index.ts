@@ -13,7 +13,7 @@ import { knowledgeTools } from './tools.js';
 import { reembedJob } from './reembed.js';
 import { crawlDueJob, crawlSourceJob, reindexJob } from './crawl/jobs.js';
 import { crawlSharedJob } from './crawl/shared-crawl.js';
-import { sharedPages, sharedPagesRef } from './shared-pages.js';
+import { sharedPagesFor, sharedPagesRef } from './shared-pages.js';
 import { orgSourcesFor, orgSourcesRef } from './org-sources.js';
 import { RENDER_SECRETS } from './crawl/crawl-source.js';
 import { onEmbeddingsChange, testEmbeddings, testRender } from './integrations.js';
@@ -37,12 +37,13 @@ export default defineModule({
   limits: [
     {
       key: 'knowledge.sources', kind: 'count', default: 1000, paidBy: 'org', description: 'sources (crawled, uploaded or client-written)',
-      count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from knowledge_sources where organization_id = ?', [orgId]))[0].n),
+      // The limits engine binds the count's org filter: the org's own rows (a shared page is no org's).
+      count: (em) => em.count(KnowledgeSource, {}),
     },
     {
       key: 'knowledge.passages', kind: 'count', default: 250_000, paidBy: 'org', description: 'passages of current versions of all sources',
       // Old versions are deleted with their chunks when a new one is written: every chunk is current.
-      count: async (em, orgId) => Number((await em.execute('select count(*)::int as n from knowledge_chunks where organization_id = ?', [orgId]))[0].n),
+      count: (em) => em.count(KnowledgeChunk, {}),
     },
     {
       key: 'knowledge.embeddings_per_day', kind: 'rate', window: 'day', default: 500_000, paidBy: 'metered',
@@ -86,7 +87,7 @@ export default defineModule({
     // The org's embedder for other modules (the agents module's profile nodes).
     provide(orgEmbeddings, orgEmbeddingsFor),
     // For the submodules module: the shared pages of a submodule, and text written as an org's own source.
-    provide(sharedPagesRef, sharedPages),
+    provide(sharedPagesRef, sharedPagesFor),
     provide(orgSourcesRef, orgSourcesFor),
   ],
   pages: {

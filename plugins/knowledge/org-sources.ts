@@ -45,7 +45,7 @@ export function orgSourcesFor(services: CoreServices): OrgSources {
       }
       // The same text at the same passage size is the same version.
       const hash = `text:${createHash('sha256').update(`${chunkChars}\0${overlap}\0${text}`).digest('hex')}`;
-      const current = await findSource(em, orgId, key);
+      const current = await findSource(knowledge.db, key);
       if (current?.current_version?.content_hash === hash && current.title === title && current.url === url && current.category === category) {
         return { changed: false };
       }

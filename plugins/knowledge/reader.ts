@@ -1,9 +1,11 @@
 // The source reader (GET /api/dashboard/<org>/knowledge/sources/<key> and the tool knowledge.read_source): a
 // source's page text one page at a time, summaries left out, the org's chunk_overlap removed where the rows repeat
 // it. An org reads its own sources, public ones and the shared pages of the submodules it subscribes to (the scope
-// of its search); without its own source of that key, the oldest public one, else a subscribed shared page.
-import { notFound, type EntityManager } from '@quad/core';
-import { sharedIn } from './owner.js';
+// of its search); without its own source of that key, the oldest public one, else a subscribed shared page. Its own
+// and the shared rows are read on the org's handle; another org's public source is not the org's, so row-level
+// security hides it there, and it is read on the cross-org path.
+import { notFound, sql, type CoreServices, type OrgDb, type SqlFragment } from '@quad/core';
+import { sharedIn, type Handle } from './owner.js';
 import { sourceView, type SourceView } from './sources.js';
 
 export const PAGE_ROWS = 500;
@@ -25,50 +27,78 @@ export interface ReadPage {
 
 type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number | null; shared_scope: string | null; origin: string };
 
-const SOURCE_SELECT = `select s.id, s.organization_id, s.shared_scope, s.origin, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
+const SOURCE_SELECT = sql`select s.id, s.organization_id, s.shared_scope, s.origin, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
   v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
+
+/** Why a read goes across orgs: another org's public source. */
+const PUBLIC_READ_REASON = 'knowledge.read_public';
+
+/** Where the page is read from: the rows of `s` (knowledge_sources) that condition `visible` lets through, on `db`. */
+interface Visible { db: Handle; visible: SqlFragment }
 
 /**
  * `subscribed`: the submodules the org subscribes to (subscriptions.ts), whose shared pages it may read. `overlap`:
  * the org's chunk_overlap (a shared page is split without one).
  */
-export async function readSource(em: EntityManager, orgId: number, overlap: number, input: ReadInput, subscribed: string[]): Promise<ReadPage> {
-  let row: SourceRow | undefined;
-  let focusOrdinal: number | null = null;
+export async function readSource(db: OrgDb, services: CoreServices, overlap: number, input: ReadInput, subscribed: string[]): Promise<ReadPage> {
+  const own = db.inOrg('s');
   const shared = sharedIn(subscribed, 's');
-  if (input.chunk !== undefined) {
-    // Cross-org read in one visible place: the chunk's source must be the org's own, public, or a subscribed shared page.
-    const [hit]: { source_id: number; ordinal: number; level: number }[] = await em.execute(
-      `select c.source_id, c.ordinal, c.level from knowledge_chunks c join knowledge_sources s on s.id = c.source_id
-       where c.id = ? and (s.organization_id = ? or s.public or ${shared.sql})`, [input.chunk, orgId, ...shared.params]);
-    if (!hit) throw notFound(`No passage ${input.chunk} in this org's, public or subscribed sources`, 'chunk_not_found');
-    [row] = await em.execute(`${SOURCE_SELECT} where s.id = ?`, [hit.source_id]);
-    focusOrdinal = hit.level === 0 ? hit.ordinal : await firstRowUnder(em, row!.version_id, hit.ordinal);
-  } else {
-    [row] = await em.execute(`${SOURCE_SELECT} where s.organization_id = ? and s.key = ?`, [orgId, input.key]);
-    // No own source of that key: the oldest public one (the same cross-org rule as search), else a subscribed shared page.
-    row ??= (await em.execute(`${SOURCE_SELECT} where s.public and s.key = ? order by s.created_at, s.id limit 1`, [input.key]))[0] as SourceRow;
-    row ??= (await em.execute(`${SOURCE_SELECT} where ${shared.sql} and s.key = ? order by s.created_at, s.id limit 1`, [...shared.params, input.key]))[0] as SourceRow;
-    if (!row) throw notFound(`No source "${input.key}" in this org, among public sources or subscribed submodules`, 'source_not_found');
+  const publicOnes = (work: (visible: Visible) => Promise<ReadPage | null>) =>
+    services.acrossOrgs(PUBLIC_READ_REASON, (all) => work({ db: all, visible: sql`s.public` }));
+  const read = (visible: Visible) => readVisible(visible, db.org, overlap, input);
+  const page = input.chunk !== undefined
+    // A chunk id names one source: the org's own or a subscribed shared page, else a public one.
+    ? await read({ db, visible: sql`(${own} or ${shared})` }) ?? await publicOnes(read)
+    // No own source of that key: the oldest public one (the same rule as search), else a subscribed shared page.
+    : await read({ db, visible: own }) ?? await publicOnes(read) ?? await read({ db, visible: shared });
+  if (page) return page;
+  throw input.chunk !== undefined
+    ? notFound(`No passage ${input.chunk} in this org's, public or subscribed sources`, 'chunk_not_found')
+    : notFound(`No source "${input.key}" in this org, among public sources or subscribed submodules`, 'source_not_found');
+}
+
+/** The page of the source `input` names among the visible ones, or null when none is. */
+async function readVisible(visible: Visible, orgId: number, overlap: number, input: ReadInput): Promise<ReadPage | null> {
+  const found = await locate(visible, input);
+  return found && pageOf(visible.db, found, orgId, overlap, input.offset);
+}
+
+interface Located { row: SourceRow; focusOrdinal: number | null }
+
+/** The source of `input.chunk` (and the page-text row to open at), else the oldest of `input.key`, among the visible ones. */
+async function locate({ db, visible }: Visible, input: ReadInput): Promise<Located | null> {
+  if (input.chunk === undefined) {
+    const row = await db.one<SourceRow>`${SOURCE_SELECT} where ${visible} and s.key = ${input.key} order by s.created_at, s.id limit 1`;
+    return row && { row, focusOrdinal: null };
   }
-  const versionId = row!.version_id === null ? null : Number(row!.version_id);
-  const [stats]: { total: number; chars: number }[] = versionId === null ? [{ total: 0, chars: 0 }] : await em.execute(
-    'select count(*)::int as total, coalesce(sum(length(content)), 0)::int as chars from knowledge_chunks where version_id = ? and level = 0', [versionId]);
-  let offset = input.offset ?? 0;
+  const hit = await db.one<{ source_id: number; ordinal: number; level: number }>`
+    select c.source_id, c.ordinal, c.level from knowledge_chunks c join knowledge_sources s on s.id = c.source_id
+    where c.id = ${input.chunk} and ${visible}`;
+  if (!hit) return null;
+  const row = (await db.one<SourceRow>`${SOURCE_SELECT} where s.id = ${hit.source_id} and ${visible}`)!;
+  return { row, focusOrdinal: hit.level === 0 ? hit.ordinal : await firstRowUnder(db, row.version_id, hit.ordinal) };
+}
+
+/** One page of the source's page text, from `offset`, else from its focused row, else from the start. */
+async function pageOf(db: Handle, { row, focusOrdinal }: Located, orgId: number, overlap: number, askedOffset: number | undefined): Promise<ReadPage> {
+  const versionId = row.version_id === null ? null : Number(row.version_id);
+  const stats = versionId === null ? { total: 0, chars: 0 } : (await db.one<{ total: number; chars: number }>`
+    select count(*)::int as total, coalesce(sum(length(content)), 0)::int as chars from knowledge_chunks where version_id = ${versionId} and level = 0`)!;
+  let offset = askedOffset ?? 0;
   let focus: number | null = null;
   if (focusOrdinal !== null && versionId !== null) {
-    const [at]: { n: number; id: string | null }[] = await em.execute(
-      `select (select count(*)::int from knowledge_chunks where version_id = ? and level = 0 and ordinal < ?) as n,
-              (select id from knowledge_chunks where version_id = ? and ordinal = ?) as id`, [versionId, focusOrdinal, versionId, focusOrdinal]);
+    const at = (await db.one<{ n: number; id: string | null }>`
+      select (select count(*)::int from knowledge_chunks where version_id = ${versionId} and level = 0 and ordinal < ${focusOrdinal}) as n,
+             (select id from knowledge_chunks where version_id = ${versionId} and ordinal = ${focusOrdinal}) as id`)!;
     focus = at.id === null ? null : Number(at.id);
     // The page opens at the focused row unless the caller asked for an offset.
-    if (input.offset === undefined) offset = at.n;
+    if (askedOffset === undefined) offset = at.n;
   }
-  const passages = versionId === null ? [] : await page(em, versionId, offset, row!.shared_scope === null ? overlap : 0, row!.origin !== 'api');
+  const passages = versionId === null ? [] : await page(db, versionId, offset, row.shared_scope === null ? overlap : 0, row.origin !== 'api');
   const end = offset + passages.length;
   return {
-    source: { ...sourceView(row!), own: row!.organization_id === orgId, text_chars: stats.chars },
+    source: { ...sourceView(row), own: row.organization_id === orgId, text_chars: stats.chars },
     passages, focus, offset,
     next_offset: end < stats.total ? end : null,
     total: stats.total,
@@ -76,11 +106,11 @@ export async function readSource(em: EntityManager, orgId: number, overlap: numb
 }
 
 /** The first page-text row below a summary (its own rows first), else the first after it. */
-async function firstRowUnder(em: EntityManager, versionId: number | string | null, ordinal: number): Promise<number | null> {
+async function firstRowUnder(db: Handle, versionId: number | string | null, ordinal: number): Promise<number | null> {
   if (versionId === null) return null;
-  const [r]: { ordinal: number }[] = await em.execute(
-    `select ordinal from knowledge_chunks where version_id = ? and level = 0 and (parent_ordinal = ? or ordinal > ?)
-     order by (parent_ordinal = ?) desc nulls last, ordinal limit 1`, [versionId, ordinal, ordinal, ordinal]);
+  const r = await db.one<{ ordinal: number }>`
+    select ordinal from knowledge_chunks where version_id = ${versionId} and level = 0 and (parent_ordinal = ${ordinal} or ordinal > ${ordinal})
+    order by (parent_ordinal = ${ordinal}) desc nulls last, ordinal limit 1`;
   return r?.ordinal ?? null;
 }
 
@@ -91,10 +121,10 @@ const withoutTitle = (content: string) => content.slice(content.indexOf('\n') + 
  * Up to PAGE_ROWS rows or PAGE_CHARS characters (at least one row), with the overlap each row repeats removed, and
  * the title line of each row when the service split the source (`titled`).
  */
-async function page(em: EntityManager, versionId: number, offset: number, overlap: number, titled: boolean) {
-  const rows: { id: string; ordinal: number; content: string }[] = await em.execute(
-    'select id, ordinal, content from knowledge_chunks where version_id = ? and level = 0 order by ordinal offset ? limit ?',
-    [versionId, Math.max(0, offset - 1), PAGE_ROWS + (offset > 0 ? 1 : 0)]);
+async function page(db: Handle, versionId: number, offset: number, overlap: number, titled: boolean) {
+  const rows = await db.sql<{ id: string; ordinal: number; content: string }>`
+    select id, ordinal, content from knowledge_chunks where version_id = ${versionId} and level = 0 order by ordinal
+    offset ${Math.max(0, offset - 1)} limit ${PAGE_ROWS + (offset > 0 ? 1 : 0)}`;
   // The row before the page, read only to strip the overlap of the page's first row.
   const body = (content: string) => (titled ? withoutTitle(content) : content);
   const before = offset > 0 ? rows.shift() : undefined;

@@ -1,8 +1,10 @@
 // The service `knowledge.shared_pages` (issue 19 contracts; spec "Submodules", "States and transitions"): the
 // submodules module declares each submodule's public pages here when an org subscribes, and reads their crawl state
 // for its lists. A shared page is a crawl record and source with no org (shared_scope: the submodule, owner.ts),
-// crawled by the deployment for every subscriber (crawl/shared-crawl.ts), counted against no org limit.
-import { badRequest, defineService, type EntityManager } from '@quad/core';
+// crawled by the deployment for every subscriber (crawl/shared-crawl.ts), counted against no org limit. Rows of no
+// org are written only on the cross-org path, and read there too (a superadmin's view has no org), so both methods
+// run their statements across orgs, in a transaction of their own: `em` is the caller's and only says who asks.
+import { badRequest, defineService, type AcrossOrgsDb, type CoreServices, type EntityManager } from '@quad/core';
 import { KEY_PATTERN } from './sources.js';
 import { SUBMODULE_PATTERN, sharedIn } from './owner.js';
 import { crawlUrl } from './crawl/records.js';
@@ -63,40 +65,40 @@ function checkedPages(submodule: string, pages: SharedPageDecl[]): SharedPageDec
   }).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-async function sync(em: EntityManager, submodule: string, declared: SharedPageDecl[]) {
-  const pages = checkedPages(submodule, declared);
+/** Why the shared pages are read and written across orgs: they have no org. */
+const SYNC_REASON = 'knowledge.shared_pages_sync';
+const STATUS_REASON = 'knowledge.shared_pages_status';
+
+async function sync(all: AcrossOrgsDb, submodule: string, pages: SharedPageDecl[]) {
   const rows = JSON.stringify(pages);
-  return em.transactional(async (tx) => {
-    // One sync of a submodule at a time: two orgs subscribing at once see each other's result, not a half of it.
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`knowledge.shared_pages:${submodule}`]);
-    const upserted: { created: boolean }[] = await tx.execute(
-      `insert into knowledge_crawls as c (shared_scope, key, url, category, title, fetch_every_hours)
-       select ?, p.key, p.url, p.category, p.title, p.fetch_every_hours
-       from json_to_recordset(?::json) as p(key text, url text, category text, title text, fetch_every_hours integer)
-       on conflict (shared_scope, key) where shared_scope is not null do update set
-         url = excluded.url, category = excluded.category, title = excluded.title,
-         fetch_every_hours = excluded.fetch_every_hours, enabled = true,
-         -- a new URL is crawled at once; a new interval counts from the last attempt
-         next_at = case when excluded.url is distinct from c.url then now()
-                        else coalesce(c.last_attempt_at + make_interval(hours => excluded.fetch_every_hours), c.next_at) end,
-         page_hash = case when excluded.url is distinct from c.url then null else c.page_hash end,
-         updated_at = now()
-       where (c.url, c.category, c.title, c.fetch_every_hours, c.enabled)
-         is distinct from (excluded.url, excluded.category, excluded.title, excluded.fetch_every_hours, true)
-       returning (xmax = 0) as created`, [submodule, rows]);
-    // A crawled page's source shows the new category (search filters by it) and title before its next crawl.
-    await tx.execute(
-      `update knowledge_sources s set category = p.category, title = case when p.title <> '' then p.title else s.title end, updated_at = now()
-       from json_to_recordset(?::json) as p(key text, category text, title text)
-       where s.shared_scope = ? and s.key = p.key
-         and (s.category, s.title) is distinct from (p.category, case when p.title <> '' then p.title else s.title end)`, [rows, submodule]);
-    const disabled = await tx.execute(
-      `update knowledge_crawls c set enabled = false, updated_at = now()
-       where c.shared_scope = ? and c.enabled and c.key not in (select jsonb_array_elements_text(?::jsonb))
-       returning c.id`, [submodule, JSON.stringify(pages.map((p) => p.key))]);
-    const added = upserted.filter((r) => r.created).length;
-    return { added, updated: upserted.length - added, disabled: disabled.length };
-  });
+  // One sync of a submodule at a time: two orgs subscribing at once see each other's result, not a half of it.
+  await all.run`select pg_advisory_xact_lock(hashtext(${`knowledge.shared_pages:${submodule}`}::text))`;
+  const upserted = await all.sql<{ created: boolean }>`
+    insert into knowledge_crawls as c (shared_scope, key, url, category, title, fetch_every_hours)
+    select ${submodule}::text, p.key, p.url, p.category, p.title, p.fetch_every_hours
+    from json_to_recordset(${rows}::json) as p(key text, url text, category text, title text, fetch_every_hours integer)
+    on conflict (shared_scope, key) where shared_scope is not null do update set
+      url = excluded.url, category = excluded.category, title = excluded.title,
+      fetch_every_hours = excluded.fetch_every_hours, enabled = true,
+      -- a new URL is crawled at once; a new interval counts from the last attempt
+      next_at = case when excluded.url is distinct from c.url then now()
+                     else coalesce(c.last_attempt_at + make_interval(hours => excluded.fetch_every_hours), c.next_at) end,
+      page_hash = case when excluded.url is distinct from c.url then null else c.page_hash end,
+      updated_at = now()
+    where (c.url, c.category, c.title, c.fetch_every_hours, c.enabled)
+      is distinct from (excluded.url, excluded.category, excluded.title, excluded.fetch_every_hours, true)
+    returning (xmax = 0) as created`;
+  // A crawled page's source shows the new category (search filters by it) and title before its next crawl.
+  await all.run`
+    update knowledge_sources s set category = p.category, title = case when p.title <> '' then p.title else s.title end, updated_at = now()
+    from json_to_recordset(${rows}::json) as p(key text, category text, title text)
+    where s.shared_scope = ${submodule}::text and s.key = p.key
+      and (s.category, s.title) is distinct from (p.category, case when p.title <> '' then p.title else s.title end)`;
+  const disabled = await all.run`
+    update knowledge_crawls c set enabled = false, updated_at = now()
+    where c.shared_scope = ${submodule}::text and c.enabled and c.key not in (select jsonb_array_elements_text(${JSON.stringify(pages.map((p) => p.key))}::jsonb))`;
+  const added = upserted.filter((r) => r.created).length;
+  return { added, updated: upserted.length - added, disabled };
 }
 
 interface StatusRow {
@@ -106,18 +108,17 @@ interface StatusRow {
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-async function status(em: EntityManager, submodules: string[]): Promise<Record<string, SharedPagesStatus>> {
+async function status(all: AcrossOrgsDb, submodules: string[]): Promise<Record<string, SharedPagesStatus>> {
   const out: Record<string, SharedPagesStatus> = {};
   for (const name of submodules) out[name] = { pages: [], passages: 0, failing: 0, last_crawl_at: null };
   if (!submodules.length) return out;
-  const shared = sharedIn(submodules, 'c');
-  const rows: StatusRow[] = await em.execute(
-    `select c.shared_scope, c.key, c.url, c.title, c.category, c.enabled, c.last_attempt_at, c.last_success_at, c.last_error,
-            coalesce(v.chunk_count, 0) as passages
-     from knowledge_crawls c
-     left join knowledge_sources s on s.shared_scope = c.shared_scope and s.key = c.key
-     left join knowledge_versions v on v.id = s.current_version_id
-     where ${shared.sql} order by c.shared_scope, c.key`, shared.params);
+  const rows = await all.sql<StatusRow>`
+    select c.shared_scope, c.key, c.url, c.title, c.category, c.enabled, c.last_attempt_at, c.last_success_at, c.last_error,
+           coalesce(v.chunk_count, 0) as passages
+    from knowledge_crawls c
+    left join knowledge_sources s on s.shared_scope = c.shared_scope and s.key = c.key
+    left join knowledge_versions v on v.id = s.current_version_id
+    where ${sharedIn(submodules, 'c')} order by c.shared_scope, c.key`;
   for (const row of rows) {
     const totals = out[row.shared_scope];
     totals.pages.push({
@@ -133,4 +134,13 @@ async function status(em: EntityManager, submodules: string[]): Promise<Record<s
   return out;
 }
 
-export const sharedPages: SharedPages = { sync, status };
+export function sharedPagesFor(services: CoreServices): SharedPages {
+  return {
+    // The pages are checked (400) before any statement.
+    sync: async (_em: EntityManager, submodule, pages) => {
+      const checked = checkedPages(submodule, pages);
+      return services.acrossOrgs(SYNC_REASON, (all) => sync(all, submodule, checked));
+    },
+    status: (_em: EntityManager, submodules) => services.acrossOrgs(STATUS_REASON, (all) => status(all, submodules)),
+  };
+}

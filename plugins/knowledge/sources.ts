@@ -4,11 +4,11 @@
 // Reads of one source and of the org's list are here too, so the route files only shape requests and answers.
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { HttpError, badRequest, conflict, forbidden, notFound, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { HttpError, badRequest, conflict, forbidden, notFound, sql, type CoreServices, type OrgDb, type OrgSnapshot } from '@quad/core';
 import { EMBEDDING_DIMENSIONS, EmbedderFailed, vectorLiteral, type Embedder } from './embeddings.js';
 import { isPublisher, type KnowledgeSettings } from './settings.js';
 import { crawlView, type CrawlRow, type CrawlView } from './crawl/records.js';
-import { ownedBy, ownerColumns, type Owner } from './owner.js';
+import { orgOwner, sharedOwner, type Handle, type OwnerDb } from './owner.js';
 
 export const KEY_PATTERN = /^[A-Za-z0-9._:/-]{1,255}$/;
 export const MAX_CHUNKS = 5000;
@@ -111,7 +111,7 @@ interface SourceRow {
   crawl?: CrawlRow | null;
 }
 
-const SOURCE_SELECT = `select s.id, s.key, s.title, s.url, s.category, s.public, s.origin, s.created_at, s.updated_at,
+const SOURCE_SELECT = sql`select s.id, s.key, s.title, s.url, s.category, s.public, s.origin, s.created_at, s.updated_at,
   v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at,
   (select to_jsonb(c) from knowledge_crawls c where c.organization_id = s.organization_id and c.key = s.key) as crawl
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
@@ -129,52 +129,60 @@ export function sourceView(row: SourceRow): SourceView {
 }
 
 /** The org's sources (only its own), by key; optionally one category. */
-export async function listSources(em: EntityManager, orgId: number, category?: string): Promise<SourceView[]> {
-  const rows: SourceRow[] = category === undefined
-    ? await em.execute(`${SOURCE_SELECT} where s.organization_id = ? order by s.key`, [orgId])
-    : await em.execute(`${SOURCE_SELECT} where s.organization_id = ? and s.category = ? order by s.key`, [orgId, category]);
+export async function listSources(db: OrgDb, category?: string): Promise<SourceView[]> {
+  const rows = await db.sql<SourceRow>`${SOURCE_SELECT} where ${db.inOrg('s')}${category === undefined ? sql`` : sql` and s.category = ${category}`} order by s.key`;
   return rows.map(sourceView);
 }
 
-export async function findSource(em: EntityManager, orgId: number, key: string): Promise<(SourceView & { id: number; version_id: number | null }) | null> {
-  return findOwnedSource(em, { orgId }, key);
+export type FoundSource = SourceView & { id: number; version_id: number | null };
+
+/** The org's own source of `key`. */
+export async function findSource(db: OrgDb, key: string): Promise<FoundSource | null> {
+  return findOwnedSource(db, orgOwner(db), key);
 }
 
-/** The source of `key` of an org, or of a submodule's shared pages. */
-async function findOwnedSource(em: EntityManager, owner: Owner, key: string): Promise<(SourceView & { id: number; version_id: number | null }) | null> {
-  const owned = ownedBy(owner, 's');
-  const [row]: SourceRow[] = await em.execute(`${SOURCE_SELECT} where ${owned.sql} and s.key = ?`, [...owned.params, key]);
+/** The source of `key` of an org, or of a submodule's shared pages, read on `db` (the owner's handle). */
+async function findOwnedSource(db: Handle, owner: OwnerDb, key: string): Promise<FoundSource | null> {
+  const row = await db.one<SourceRow>`${SOURCE_SELECT} where ${owner.owns('s')} and s.key = ${key}`;
   return row ? { ...sourceView(row), id: row.id, version_id: row.version_id === null ? null : Number(row.version_id) } : null;
 }
 
 export interface ChunkView { id: number; ordinal: number; level: number; parent_ordinal: number | null; content: string }
 
-export async function chunksOf(em: EntityManager, versionId: number): Promise<ChunkView[]> {
-  const rows: { id: string; ordinal: number; level: number; parent_ordinal: number | null; content: string }[] = await em.execute(
-    'select id, ordinal, level, parent_ordinal, content from knowledge_chunks where version_id = ? order by ordinal', [versionId]);
+/** The chunks of a version of one of the org's sources. */
+export async function chunksOf(db: OrgDb, versionId: number): Promise<ChunkView[]> {
+  const rows = await db.sql<{ id: string; ordinal: number; level: number; parent_ordinal: number | null; content: string }>`
+    select id, ordinal, level, parent_ordinal, content from knowledge_chunks where ${db.inOrg()} and version_id = ${versionId} order by ordinal`;
   return rows.map((r) => ({ id: Number(r.id), ordinal: r.ordinal, level: r.level, parent_ordinal: r.parent_ordinal, content: r.content }));
 }
 
 /** Delete one of the request's org's sources, audited, in one transaction; 404 when it has none of the key. */
 export async function deleteSource(request: FastifyRequest, key: string): Promise<{ deleted: string }> {
-  const gone = await request.em.transactional(async (em) => {
+  const gone = await request.db.transaction(async (tx) => {
     // Versions and chunks go with it (on delete cascade), and its crawl record: a deleted source is not crawled back.
-    const rows = await em.execute('delete from knowledge_sources where organization_id = ? and key = ? returning id', [request.org!.id, key]);
-    if (rows.length) await em.execute('delete from knowledge_crawls where organization_id = ? and key = ?', [request.org!.id, key]);
-    if (rows.length) await request.audit(em, 'knowledge.source_deleted', { key });
-    return rows.length > 0;
+    const deleted = await tx.run`delete from knowledge_sources where ${tx.inOrg()} and key = ${key}`;
+    if (deleted) await tx.run`delete from knowledge_crawls where ${tx.inOrg()} and key = ${key}`;
+    if (deleted) await request.audit(tx.em, 'knowledge.source_deleted', { key });
+    return deleted > 0;
   });
   if (!gone) throw notFound(`No source "${key}"`, 'source_not_found');
   return { deleted: key };
 }
 
-/** The writer: an org (its limits, the publisher rule, its embeddings count) or a submodule's shared page (none of them). */
-export type WriteOwner = { org: OrgSnapshot; submodule?: never } | { submodule: string; org?: never };
+/**
+ * The writer: an org (its org-bound handle; its limits, the publisher rule, its embeddings count) or a submodule's
+ * shared page (written on the cross-org path; none of them).
+ */
+export type WriteOwner = { org: OrgSnapshot; db: OrgDb; submodule?: never } | { submodule: string; org?: never; db?: never };
 
-export const ownerOf = (writer: WriteOwner): Owner => (writer.org ? { orgId: writer.org.id } : { submodule: writer.submodule! });
+/** The cross-org path's reason for the reads and writes of a shared page's crawl. */
+export const SHARED_WRITE_REASON = 'knowledge.shared_crawl';
+
+/** Where a writer's rows are, and how they are reached. */
+export const ownerDbOf = (writer: WriteOwner & { services: CoreServices }): OwnerDb =>
+  (writer.db ? orgOwner(writer.db) : sharedOwner(writer.services, writer.submodule!, SHARED_WRITE_REASON));
 
 export type WriteContext = WriteOwner & {
-  em: EntityManager;
   services: CoreServices;
   deployment: KnowledgeSettings;
   /** The org's embedder, or the deployment's for a shared page (null: text only), asked only when chunks come without vectors. */
@@ -205,14 +213,14 @@ const conflictingWrites = (): never => {
 
 /** One attempt; null when the source changed under it after it decided not to embed (the caller tries again). */
 async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Promise<WriteResult | null> {
-  const { em, org, services } = ctx;
-  const owner = ownerOf(ctx);
+  const { org, services } = ctx;
+  const owner = ownerDbOf(ctx);
   if (input.public === true && !(org && isPublisher(ctx.deployment, org))) {
     throw forbidden('Only publisher orgs may write public sources (KNOWLEDGE_PUBLISHERS, or the superadmin\'s publisher switch)', 'not_publisher');
   }
   checkChunks(input);
   const hash = input.content_hash?.trim() || (input.chunks ? contentHash(input) : null);
-  const current = await findOwnedSource(em, owner, key);
+  const current = await owner.read((db) => findOwnedSource(db, owner, key));
   if (!input.chunks && (!hash || hash !== current?.current_version?.content_hash)) {
     throw badRequest('body.chunks: required unless content_hash equals the current version\'s hash (a metadata-only update)', 'chunks_required', { field: 'body.chunks' });
   }
@@ -231,7 +239,7 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
       const embedder = await ctx.embedder().catch((err: unknown) => { throw embedFailure(err); });
       if (embedder) {
         // A shared page is the deployment's: no org's embeddings count.
-        if (org) await services.limits.checkRate(em, org.id, 'knowledge.embeddings_per_day', chunks.length);
+        if (ctx.db) await services.limits.checkRate(ctx.db.em, ctx.db.org, 'knowledge.embeddings_per_day', chunks.length);
         vectors = await embedder.embed(chunks.map((c) => c.content), 'passage').catch((err: unknown) => { throw embedFailure(err); });
         model = embedder.model;
         embedded = org ? chunks.length : 0;
@@ -239,42 +247,43 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
     }
   }
 
-  const owned = ownedBy(owner, 's');
-  const [orgId, sharedScope] = ownerColumns(owner);
-  return em.transactional(async (tx) => {
-    let [row]: { id: number; content_hash: string | null }[] = await tx.execute(
-      `select s.id, v.content_hash from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id
-       where ${owned.sql} and s.key = ? for update of s`, [...owned.params, key]);
+  return owner.transaction(async (tx) => {
+    let row = await tx.one<{ id: number; content_hash: string | null }>`
+      select s.id, v.content_hash from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id
+      where ${owner.owns('s')} and s.key = ${key} for update of s`;
     const meta = {
       category: input.category, title: input.title, url: input.url, public: input.public, origin: ctx.origin ?? 'api',
     };
     if (row && row.content_hash === hash) {
-      await updateMeta(tx, row.id, meta);
+      await updateMeta(tx, owner, row.id, meta);
       return { source: (await findOwnedSource(tx, owner, key))!, changed: false };
     }
     // It was unchanged at the first look (so nothing was embedded) and another write has changed it since.
     if (unchanged) return null;
     if (!row) {
-      if (org) await services.limits.reserve(tx, org.id, 'knowledge.sources');
-      [row] = await tx.execute(
-        // No conflict target: the key is unique per org or per submodule, by two indexes.
-        `insert into knowledge_sources (organization_id, shared_scope, key, category, title, url, public, origin) values (?, ?, ?, ?, ?, ?, ?, ?)
-         on conflict do nothing returning id, null as content_hash`,
-        [orgId, sharedScope, key, meta.category ?? '', meta.title ?? '', meta.url ?? '', meta.public ?? false, meta.origin ?? 'api']);
+      if (org) await services.limits.reserve(tx.em, org.id, 'knowledge.sources');
+      // No conflict target: the key is unique per org or per submodule, by two indexes.
+      row = await tx.one<{ id: number; content_hash: string | null }>`
+        insert into knowledge_sources (organization_id, shared_scope, key, category, title, url, public, origin)
+        values (${owner.ownerValues}, ${key}, ${meta.category ?? ''}, ${meta.title ?? ''}, ${meta.url ?? ''}, ${meta.public ?? false}, ${meta.origin ?? 'api'})
+        on conflict do nothing returning id, null as content_hash`;
       // A concurrent write made it first: replace its version like any other.
-      if (!row) [row] = await tx.execute(`select id, null as content_hash from knowledge_sources s where ${owned.sql} and s.key = ? for update`, [...owned.params, key]);
+      row ??= await tx.one<{ id: number; content_hash: string | null }>`
+        select id, null as content_hash from knowledge_sources s where ${owner.owns('s')} and s.key = ${key} for update`;
     }
+    const sourceId = row!.id;
     // The old version goes with its chunks (cascade) before the new one counts against knowledge.passages.
-    await tx.execute('delete from knowledge_versions where source_id = ?', [row!.id]);
-    if (chunks.length && org) await services.limits.reserve(tx, org.id, 'knowledge.passages', chunks.length);
-    const [version]: { id: string }[] = await tx.execute(
-      'insert into knowledge_versions (organization_id, shared_scope, source_id, content_hash, embedding_model, chunk_count) values (?, ?, ?, ?, ?, ?) returning id',
-      [orgId, sharedScope, row!.id, hash!, vectors && ctx.vectors ? model : null, chunks.length]);
-    if (chunks.length) await insertChunks(tx, { owner, sourceId: row!.id, versionId: Number(version.id), chunks, vectors: ctx.vectors ? vectors : null, model });
-    await tx.execute('update knowledge_sources set current_version_id = ? where id = ?', [version.id, row!.id]);
-    await updateMeta(tx, row!.id, meta);
+    await tx.run`delete from knowledge_versions where ${owner.owns()} and source_id = ${sourceId}`;
+    if (chunks.length && org) await services.limits.reserve(tx.em, org.id, 'knowledge.passages', chunks.length);
+    const version = await tx.one<{ id: string }>`
+      insert into knowledge_versions (organization_id, shared_scope, source_id, content_hash, embedding_model, chunk_count)
+      values (${owner.ownerValues}, ${sourceId}, ${hash!}, ${vectors && ctx.vectors ? model : null}::text, ${chunks.length}) returning id`;
+    const versionId = Number(version!.id);
+    if (chunks.length) await insertChunks(tx, { owner, sourceId, versionId, chunks, vectors: ctx.vectors ? vectors : null, model });
+    await tx.run`update knowledge_sources set current_version_id = ${versionId} where ${owner.owns()} and id = ${sourceId}`;
+    await updateMeta(tx, owner, sourceId, meta);
     // Counted with the write: a rolled-back write is not counted (spec "Limits": consume before, not committed).
-    if (embedded) await services.limits.consume(tx, org!.id, 'knowledge.embeddings_per_day', embedded);
+    if (embedded) await services.limits.consume(tx.em, org!.id, 'knowledge.embeddings_per_day', embedded);
     return { source: (await findOwnedSource(tx, owner, key))!, changed: true };
   });
 }
@@ -286,23 +295,23 @@ function embedFailure(err: unknown): unknown {
   return err;
 }
 
-async function updateMeta(em: EntityManager, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean; origin?: SourceOrigin }) {
-  await em.execute(
-    `update knowledge_sources set category = coalesce(?, category), title = coalesce(?, title), url = coalesce(?, url),
-     public = coalesce(?, public), origin = coalesce(?, origin), updated_at = now() where id = ?`,
-    [meta.category ?? null, meta.title ?? null, meta.url ?? null, meta.public ?? null, meta.origin ?? null, sourceId]);
+async function updateMeta(db: Handle, owner: OwnerDb, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean; origin?: SourceOrigin }) {
+  await db.run`
+    update knowledge_sources set category = coalesce(${meta.category ?? null}::text, category), title = coalesce(${meta.title ?? null}::text, title),
+      url = coalesce(${meta.url ?? null}::text, url), public = coalesce(${meta.public ?? null}::boolean, public),
+      origin = coalesce(${meta.origin ?? null}::text, origin), updated_at = now()
+    where ${owner.owns()} and id = ${sourceId}`;
 }
 
 /** All chunks in one statement: a JSON array turned into rows (vectors as pgvector text). */
-async function insertChunks(em: EntityManager, args: { owner: Owner; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
+async function insertChunks(db: Handle, args: { owner: OwnerDb; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
   const rows = args.chunks.map((c, i) => ({
     ordinal: c.ordinal, level: c.level ?? 0, parent_ordinal: c.parent_ordinal ?? null, content: c.content,
     embedding: args.vectors ? vectorLiteral(args.vectors[i]) : null,
   }));
   const withVectors = args.vectors !== null;
-  await em.execute(
-    `insert into knowledge_chunks (organization_id, shared_scope, source_id, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? ', embedding' : ''})
-     select ?, ?, ?, ?, r.ordinal, r.level, r.parent_ordinal, r.content, ?${withVectors ? ', r.embedding::vector' : ''}
-     from json_to_recordset(?::json) as r(ordinal integer, level integer, parent_ordinal integer, content text, embedding text)`,
-    [...ownerColumns(args.owner), args.sourceId, args.versionId, withVectors ? args.model : null, JSON.stringify(rows)]);
+  await db.run`
+    insert into knowledge_chunks (organization_id, shared_scope, source_id, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? sql`, embedding` : sql``})
+    select ${args.owner.ownerValues}, ${args.sourceId}::int, ${args.versionId}::bigint, r.ordinal, r.level, r.parent_ordinal, r.content, ${withVectors ? args.model : null}::text${withVectors ? sql`, r.embedding::vector` : sql``}
+    from json_to_recordset(${JSON.stringify(rows)}::json) as r(ordinal integer, level integer, parent_ordinal integer, content text, embedding text)`;
 }

@@ -49,7 +49,7 @@ export const readSourceTool = defineTool({
     if (input.key === undefined && input.chunk === undefined) throw badRequest('Give key or chunk', 'key_or_chunk_required');
     const key = input.chunk === undefined ? sourceKey(input.key) : undefined;
     const ctx = await knowledgeContext(services, em, org);
-    const page = await readSource(em, org.id, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset }, await subscribedBy(services, em, org.id));
+    const page = await readSource(ctx.db, services, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset }, await subscribedBy(services, em, org.id));
     return {
       key: page.source.key, title: page.source.title, url: page.source.url, own: page.source.own,
       text: page.passages.map((p) => p.text).join('\n'), offset: page.offset, next_offset: page.next_offset, total: page.total,
@@ -70,11 +70,11 @@ export const embeddingsTool = defineTool({
     without_vector: Type.Integer(),
   }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org, services }) {
+  async handler({ em, db, org, services }) {
     const ctx = await knowledgeContext(services, em, org);
     const embedder = await ctx.embedder().catch(() => null);
-    const rows: { model: string | null; n: number }[] = await em.execute(
-      'select embedding_model as model, count(*)::int as n from knowledge_chunks where organization_id = ? group by embedding_model order by embedding_model nulls last', [org.id]);
+    const rows = await db.sql<{ model: string | null; n: number }>`
+      select embedding_model as model, count(*)::int as n from knowledge_chunks where ${db.inOrg()} group by embedding_model order by embedding_model nulls last`;
     return {
       current_model: embedder?.model ?? null,
       models: rows.filter((r) => r.model !== null).map((r) => ({ model: r.model!, passages: r.n })),
@@ -93,14 +93,14 @@ export const reembedTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ run_id: Type.Integer(), job: Type.String() }),
   confirm: true,
-  async preview({ em, org, services }) {
+  async preview({ em, db, org, services }) {
     const embedder = await (await knowledgeContext(services, em, org)).embedder().catch(() => null);
     if (!embedder) return { job: REEMBED_JOB, model: null, note: 'the org has no embedder: there is nothing to embed with' };
-    const stale = await staleSources(em, org.id, embedder.model);
+    const stale = await staleSources(db, embedder.model);
     return { job: REEMBED_JOB, model: embedder.model, sources: stale.length, passages: stale.reduce((n, s) => n + s.passages, 0) };
   },
-  async handler({ em, org, services }) {
-    return { ...(await startReembed(em, org.id, services)), job: REEMBED_JOB };
+  async handler({ db, services }) {
+    return { ...(await startReembed(db, services)), job: REEMBED_JOB };
   },
 });
 
@@ -113,8 +113,8 @@ export const crawlsTool = defineTool({
   input: Type.Object({}, { additionalProperties: false }),
   output: Type.Object({ crawls: Type.Array(CrawlOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }) {
-    return { crawls: await listCrawls(em, org.id) };
+  async handler({ db }) {
+    return { crawls: await listCrawls(db) };
   },
 });
 
@@ -127,8 +127,8 @@ export const crawlRunTool = defineTool({
   scope: 'knowledge:write',
   input: CrawlRunBody,
   output: JobStartedOut,
-  async handler({ em, org, services }, input) {
-    return startCrawl(em, org.id, services, sourceKey(input.key, 'key'), input.force ?? false);
+  async handler({ db, services }, input) {
+    return startCrawl(db, services, sourceKey(input.key, 'key'), input.force ?? false);
   },
 });
 
@@ -144,8 +144,8 @@ export const runsTool = defineTool({
   }, { additionalProperties: false }),
   output: Type.Object({ runs: Type.Array(RunOut) }),
   annotations: { readOnly: true, idempotent: true },
-  async handler({ em, org }, input) {
-    return { runs: await listRuns(em, org.id, { limit: input.limit ?? 50, failed: input.failed === true }) };
+  async handler({ db }, input) {
+    return { runs: await listRuns(db, { limit: input.limit ?? 50, failed: input.failed === true }) };
   },
 });
 

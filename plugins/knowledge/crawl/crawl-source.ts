@@ -6,14 +6,14 @@
 // record. For an org's crawl: the crawl record's last_attempt_at, last_error, page hash; a run-log row; and a problem
 // notification while the page fails, cleared when it works again. A failure never touches the source's chunks.
 import { createHash } from 'node:crypto';
-import { HttpError, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
+import { HttpError, orgDb, type CoreServices, type EntityManager, type OrgSnapshot } from '@quad/core';
 import type { FastifyBaseLogger } from 'fastify';
 import { knowledgeContext } from '../context.js';
 import { extractDocument, extractHtml, ExtractFailed } from '../extract/index.js';
 import { splitPassages } from '../extract/passages.js';
 import { recordRun } from '../runs.js';
-import { MAX_CHUNKS, ownerOf, writeSource, type WriteContext } from '../sources.js';
-import { ownedBy } from '../owner.js';
+import { MAX_CHUNKS, ownerDbOf, writeSource, type WriteContext } from '../sources.js';
+import { orgOwner, type Handle, type OwnerDb } from '../owner.js';
 import type { KnowledgeSettings } from '../settings.js';
 import { CrawlFailed, fetchPage, type FetchedPage, type RenderService } from './page.js';
 import { findCrawl, type CrawlRow } from './records.js';
@@ -37,18 +37,20 @@ export interface CrawlContext { em: EntityManager; org: OrgSnapshot; services: C
 
 /** Crawl the org's source `key`; null when it has no crawl record (deleted since it was queued). Never throws for the page's failures. */
 export async function crawlSource(ctx: CrawlContext, key: string, options: { force: boolean }): Promise<CrawlOutcome | null> {
-  const { em, org, services } = ctx;
-  const crawl = await findCrawl(em, { orgId: org.id }, key);
+  const { org, services } = ctx;
+  const db = orgDb(ctx.em);
+  const owner = orgOwner(db);
+  const crawl = await findCrawl(owner, key);
   if (!crawl) return null;
   const attempt = await attemptCrawl(crawl, () => orgSetup(ctx), options.force, ctx.log);
   const { outcome } = attempt;
-  await em.transactional(async (tx) => {
-    await saveAttempt(tx, crawl.id, attempt);
-    await recordRun(tx, org.id, { sourceKey: key, kind: 'crawl', startedAt: attempt.startedAt, changed: outcome.changed, passages: outcome.passages, error: outcome.error });
+  await db.transaction(async (tx) => {
+    await saveAttempt(tx, owner, crawl.id, attempt);
+    await recordRun(tx, { sourceKey: key, kind: 'crawl', startedAt: attempt.startedAt, changed: outcome.changed, passages: outcome.passages, error: outcome.error });
     if (outcome.error === null) {
-      await services.clearProblem(tx, org.id, crawlProblemKey(key));
+      await services.clearProblem(tx.em, org.id, crawlProblemKey(key));
     } else {
-      await services.raiseProblem(tx, {
+      await services.raiseProblem(tx.em, {
         orgId: org.id, key: crawlProblemKey(key), kind: 'knowledge.source_unfetchable',
         title: `Knowledge source "${key}" could not be fetched`, message: outcome.error, data: { key, url: crawl.url },
       });
@@ -105,17 +107,16 @@ export async function attemptCrawl(crawl: CrawlRow, setup: () => Promise<CrawlSe
   }
 }
 
-/** Keep an attempt on its crawl record: when, its error (the last error stays until a crawl works), the page's hash. */
-export async function saveAttempt(em: EntityManager, crawlId: number, attempt: CrawlAttempt): Promise<void> {
+/** Keep an attempt on its crawl record (of `owner`, on its handle `db`): when, its error (the last error stays until a crawl works), the page's hash. */
+export async function saveAttempt(db: Handle, owner: OwnerDb, crawlId: number, attempt: CrawlAttempt): Promise<void> {
   const { outcome, page } = attempt;
-  await em.execute(
-    `update knowledge_crawls set last_attempt_at = ?, last_error = ?,
-       -- every attempt (the schedule's, a Run now, a reindex) counts the next one from now
-       next_at = now() + make_interval(hours => fetch_every_hours),
-       last_success_at = case when ?::boolean then now() else last_success_at end,
-       page_hash = coalesce(?, page_hash), text_chars = coalesce(?, text_chars)
-     where id = ?`,
-    [attempt.startedAt, outcome.error, outcome.error === null, page?.hash ?? null, page?.textChars ?? null, crawlId]);
+  await db.run`
+    update knowledge_crawls set last_attempt_at = ${attempt.startedAt}::timestamptz, last_error = ${outcome.error}::text,
+      -- every attempt (the schedule's, a Run now, a reindex) counts the next one from now
+      next_at = now() + make_interval(hours => fetch_every_hours),
+      last_success_at = case when ${outcome.error === null}::boolean then now() else last_success_at end,
+      page_hash = coalesce(${page?.hash ?? null}::text, page_hash), text_chars = coalesce(${page?.textChars ?? null}::int, text_chars)
+    where ${owner.owns()} and id = ${crawlId}`;
 }
 
 interface Crawled { changed: boolean; passages: number; hash: string; textChars: number | null }
@@ -124,8 +125,8 @@ async function crawlPage(setup: CrawlSetup, crawl: CrawlRow, force: boolean): Pr
   const { write } = setup;
   const page = await fetchPage(crawl.url, { userAgent: setup.userAgent, render: setup.render });
   const hash = `sha256:${createHash('sha256').update(page.body).digest('hex')}`;
-  const owned = ownedBy(ownerOf(write), 's');
-  const hasSource = (await write.em.execute(`select 1 from knowledge_sources s where ${owned.sql} and s.key = ?`, [...owned.params, crawl.key])).length > 0;
+  const owner = ownerDbOf(write);
+  const hasSource = (await owner.read((db) => db.one`select 1 from knowledge_sources s where ${owner.owns('s')} and s.key = ${crawl.key}`)) !== null;
   if (!force && hasSource && hash === crawl.page_hash) return { changed: false, passages: 0, hash, textChars: null };
 
   const { title: pageTitle, text } = await pageText(page, MAX_CHUNKS * setup.chunkChars);

@@ -10,9 +10,9 @@ import { startCrawl } from './jobs.js';
 /** Save the crawl record of the path's key, audited in the same transaction: 201 when new, 200 when changed. */
 export async function putCrawl(services: CoreServices, request: FastifyRequest, reply: FastifyReply, rawKey: string, body: CrawlInput) {
   const key = sourceKey(rawKey);
-  const { crawl, created } = await request.em.transactional(async (em) => {
-    const saved = await saveCrawl(em, request.org!, settingsOf(services), key, body);
-    await request.audit(em, saved.created ? 'knowledge.crawl_created' : 'knowledge.crawl_changed', { key, changes: body });
+  const { crawl, created } = await request.db.transaction(async (tx) => {
+    const saved = await saveCrawl(tx, request.org!, settingsOf(services), key, body);
+    await request.audit(tx.em, saved.created ? 'knowledge.crawl_created' : 'knowledge.crawl_changed', { key, changes: body });
     return saved;
   });
   return reply.code(created ? 201 : 200).send(crawl);
@@ -22,7 +22,7 @@ export async function putCrawl(services: CoreServices, request: FastifyRequest, 
 export async function runCrawl(services: CoreServices, request: FastifyRequest, reply: FastifyReply, body: { key: string; force?: boolean }) {
   const key = sourceKey(body.key, 'body.key');
   const force = body.force ?? false;
-  const started = await startCrawl(request.em, request.org!.id, services, key, force);
+  const started = await startCrawl(request.db, services, key, force);
   await request.audit(request.em, 'knowledge.crawl_started', { key, force, ...started });
   return reply.code(202).send(started);
 }

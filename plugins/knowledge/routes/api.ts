@@ -17,7 +17,7 @@ export default (async (app) => {
       querystring: Type.Object({ category: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
       response: { 200: Type.Object({ sources: Type.Array(SourceOut) }), ...Errors },
     },
-  }, async (request) => ({ sources: await listSources(request.em, request.org!.id, request.query.category) }));
+  }, async (request) => ({ sources: await listSources(request.db, request.query.category) }));
 
   app.get('/api/knowledge/sources/*', {
     config: { auth: 'machine:knowledge:read' },
@@ -27,10 +27,10 @@ export default (async (app) => {
     },
   }, async (request) => {
     const key = sourceKey(request.params['*']);
-    const found = await findSource(request.em, request.org!.id, key);
+    const found = await findSource(request.db, key);
     if (!found) throw notFound(`No source "${key}"`, 'source_not_found');
     const { id: _id, version_id, ...source } = found;
-    return { ...source, chunks: version_id === null ? [] : await chunksOf(request.em, version_id) };
+    return { ...source, chunks: version_id === null ? [] : await chunksOf(request.db, version_id) };
   });
 
   app.put('/api/knowledge/sources/*', {

@@ -65,7 +65,7 @@ export default (async (app) => {
       response: { 200: Type.Object({ sources: Type.Array(SourceOut), may_publish: Type.Boolean() }), ...Errors },
     },
   }, async (request) => ({
-    sources: await listSources(request.em, request.org!.id, request.query.category),
+    sources: await listSources(request.db, request.query.category),
     may_publish: isPublisher(settingsOf(app.quad), request.org!),
   }));
 
@@ -80,7 +80,7 @@ export default (async (app) => {
     const key = request.query.chunk === undefined ? sourceKey(request.params['*']) : undefined;
     const ctx = await knowledgeContext(app.quad, request.em, request.org!);
     const subscribed = await subscribedBy(app.quad, request.em, request.org!.id);
-    return readSource(request.em, request.org!.id, ctx.settings.chunk_overlap, { key, chunk: request.query.chunk, offset: request.query.offset }, subscribed);
+    return readSource(request.db, app.quad, ctx.settings.chunk_overlap, { key, chunk: request.query.chunk, offset: request.query.offset }, subscribed);
   });
 
   app.delete('/api/dashboard/:org/knowledge/sources/*', {
@@ -95,7 +95,7 @@ export default (async (app) => {
       params: OrgParams, response: { 202: Type.Object({ run_id: Type.Integer() }), ...Errors, 409: ErrorBody, 429: ErrorBody },
     },
   }, async (request, reply) => {
-    const started = await startReembed(request.em, request.org!.id, app.quad);
+    const started = await startReembed(request.db, app.quad);
     await request.audit(request.em, 'knowledge.reembed_started', started);
     return reply.code(202).send(started);
   });
@@ -103,7 +103,7 @@ export default (async (app) => {
   app.get('/api/dashboard/:org/knowledge/crawls', {
     config: officer,
     schema: { tags: ['knowledge'], summary: 'The org\'s crawl records by key, with their schedule and last error', params: OrgParams, response: { 200: Type.Object({ crawls: Type.Array(CrawlOut) }), ...Errors } },
-  }, async (request) => ({ crawls: await listCrawls(request.em, request.org!.id) }));
+  }, async (request) => ({ crawls: await listCrawls(request.db) }));
 
   app.put('/api/dashboard/:org/knowledge/crawls/*', {
     config: officer,
@@ -119,9 +119,9 @@ export default (async (app) => {
     schema: { operationId: 'deleteDashboardKnowledgeCrawl', tags: ['knowledge'], summary: 'Stop crawling a key (its source and passages stay)', params: KeyParams, response: { 200: Type.Object({ deleted: Type.String() }), ...Errors } },
   }, async (request) => {
     const key = sourceKey(request.params['*']);
-    await request.em.transactional(async (em) => {
-      await deleteCrawl(em, request.org!.id, key);
-      await request.audit(em, 'knowledge.crawl_deleted', { key });
+    await request.db.transaction(async (tx) => {
+      await deleteCrawl(tx, key);
+      await request.audit(tx.em, 'knowledge.crawl_deleted', { key });
     });
     return { deleted: key };
   });
@@ -141,7 +141,7 @@ export default (async (app) => {
       params: OrgParams, response: { 202: JobStartedOut, ...Errors, 409: ErrorBody, 429: ErrorBody },
     },
   }, async (request, reply) => {
-    const started = await startReindex(request.em, request.org!.id, app.quad);
+    const started = await startReindex(request.db, app.quad);
     await request.audit(request.em, 'knowledge.reindex_started', started);
     return reply.code(202).send(started);
   });
@@ -158,7 +158,7 @@ export default (async (app) => {
       response: { 200: Type.Object({ runs: Type.Array(RunOut) }), ...Errors },
     },
   }, async (request) => ({
-    runs: await listRuns(request.em, request.org!.id, {
+    runs: await listRuns(request.db, {
       limit: request.query.limit, failed: request.query.failed === '1' || request.query.failed === 'true', key: request.query.key,
     }),
   }));

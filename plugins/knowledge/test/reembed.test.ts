@@ -2,6 +2,7 @@
 // current embedder, one source per transaction (a source whose embedding fails keeps its old vectors), started by an
 // officer or by the confirm tool, one run at a time per org (409), counted against knowledge.jobs_per_day.
 import t from 'tap';
+import { orgDb } from '@quad/core';
 import { bearer } from '@quad/core/testing';
 import { reembed, staleSources } from '../reembed.js';
 import { pages, startKnowledgeWorld, type KnowledgeWorld } from './world.js';
@@ -53,13 +54,14 @@ t.test('a source whose embedding fails keeps its old vectors; the others are emb
     'select c.embedding::text as v from knowledge_chunks c join knowledge_sources s on s.id = c.source_id where s.key = ?', [key]))[0].v;
   const oldFirst = await vectorOf('a/first');
   w.fake.failNext(500);
-  const em = w.quad.orm.em.fork();
-  const outcome = await reembed(em, w.org, w.quad.services, w.quad.log);
+  // The job's handle: bound to the org, as the service runs it.
+  const db = orgDb(w.quad.emFor(w.org.id));
+  const outcome = await reembed(db, w.org, w.quad.services, w.quad.log);
   t.match(outcome, { sources: 2, embedded: 1, failed: [{ key: 'a/first', error: /500/ }], limited: false });
   t.equal(await vectorOf('a/first'), oldFirst, 'the failed source keeps its vectors');
   t.same(await models(w, 'a/first'), [{ model: 'old-model', n: 1 }]);
   t.same(await models(w, 'a/second'), [{ model: 'fake-1', n: 1 }]);
-  t.same((await staleSources(em, w.org.id, 'fake-1')).map((s) => s.key), ['a/first'], 'what is left for the next attempt');
+  t.same((await staleSources(db, 'fake-1')).map((s) => s.key), ['a/first'], 'what is left for the next attempt');
 });
 
 t.test('one run at a time per org, the day\'s starts are limited, and the tool asks first', async (t) => {
