@@ -136,8 +136,8 @@ for (const enforce of [false, true]) {
       const stranger = discord.addUser({ username: 'eve' });
       const strangerCookie = await memberSession(world, stranger.id);
       const notMember = await get('acm/member', { cookie: strangerCookie });
-      t.equal(notMember.statusCode, enforce ? 403 : 200);
-      t.ok(logged(`access decision=${mode} reason=not_member route=/api/probe/:org/member org=acm credential=session`));
+      t.equal(notMember.statusCode, 403, 'a member of another server is refused in report mode too');
+      t.ok(logged('access decision=deny reason=not_member route=/api/probe/:org/member org=acm credential=session'));
       t.equal((await get('acm/memberOrCli', { cookie })).statusCode, 200, 'memberOrCli takes a member session');
     });
 
@@ -166,7 +166,7 @@ for (const enforce of [false, true]) {
       t.test('report mode counts what it let through, and a later start says how many', async (t) => {
         await quad.auth.wouldDeny.flush();
         const letThrough = logs.lines.filter((l) => l.level === 40 && String(l.msg).startsWith('access decision=would_deny')).length;
-        t.ok(letThrough >= 4, `the requests above that would have been refused (${letThrough})`);
+        t.ok(letThrough >= 3, `the requests above that would have been refused (${letThrough})`);
         t.equal(await quad.auth.wouldDeny.lastDay(), letThrough, 'one per would_deny line, member details hidden not counted');
         const later = captureLogs();
         await startTestApp(t, { databaseUrl: quad.databaseUrl, logger: later.logger, role: 'api' });

@@ -81,6 +81,8 @@ export interface CrossOrgWorld {
   snapshot(): Promise<Snapshot>;
   /** A hash per table of the rows a snapshot holds: cheap enough to take after every route. */
   fingerprint(): Promise<Record<string, string>>;
+  /** A hash per org table of one org's rows (the attacker's, say). */
+  orgFingerprint(orgId: number): Promise<Record<string, string>>;
 }
 
 async function expectStatus(res: LightMyRequestResponse, status: number, what: string) {
@@ -88,7 +90,8 @@ async function expectStatus(res: LightMyRequestResponse, status: number, what: s
   return res.json();
 }
 
-export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld> {
+/** `accessEnforce`: ACCESS_ENFORCE of the app (default true; false is the spec's report mode). */
+export async function startCrossOrgWorld(t: TeardownHost, options: { accessEnforce?: boolean } = {}): Promise<CrossOrgWorld> {
   const discord = await startFakeDiscord();
   t.teardown(() => discord.close());
   const idp = await startFakeIdp();
@@ -114,7 +117,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     role: 'api',
     config: {
       ...discordSettings(discord),
-      ACCESS_ENFORCE: true,
+      ACCESS_ENFORCE: options.accessEnforce ?? true,
       SYS_ADMIN: [admin.id],
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
       GITHUB_API_URL: github.url,
@@ -344,6 +347,13 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     return Object.fromEntries(rows.map((r) => [r.t, r.h]));
   }
 
+  async function orgFingerprint(orgId: number): Promise<Record<string, string>> {
+    const sql = orgTables.map((table) =>
+      `select '${table}' as t, md5(coalesce(string_agg(to_jsonb(x)::text, ',' order by to_jsonb(x)::text), '')) as h from "${table}" x where organization_id = $1`).join(' union all ');
+    const { rows } = await db.query(sql, [orgId]);
+    return Object.fromEntries(rows.map((r) => [r.t, r.h]));
+  }
+
   const headers = (p: Party, credential: CredentialName): Record<string, string> => {
     switch (credential) {
       case 'officer': return bearer(p.officerToken);
@@ -368,7 +378,7 @@ export async function startCrossOrgWorld(t: TeardownHost): Promise<CrossOrgWorld
     return renewed;
   }
 
-  return { quad, victim, attacker, adminToken, call, headers, keepAttackerSignedIn, snapshot, fingerprint };
+  return { quad, victim, attacker, adminToken, call, headers, keepAttackerSignedIn, snapshot, fingerprint, orgFingerprint };
 }
 
 const COLUMN_CATEGORIES: [RegExp, Category][] = [

@@ -14,6 +14,12 @@ export type AccessReason =
   | 'not_org_officer' | 'not_officer' | 'not_superadmin' | 'no_discord_id' | 'no_platform_credential'
   | 'bot_unavailable' | 'bot_not_in_server' | 'oauth_state_mismatch' | 'member_login_unverified' | 'not_member' | 'member_details_hidden';
 
+/**
+ * Refused in report mode too: the spec's report mode lets an officer of another org through the officer checks it
+ * names, but a member of another org's server never reaches an org's member routes (README "Org isolation").
+ */
+const ALWAYS_ENFORCED: ReadonlySet<AccessReason> = new Set(['not_member']);
+
 /** What kind of credential the caller presented, as the access log line names it. */
 export type CredentialKind = 'access_token' | 'app_token' | 'machine_token' | 'idp_token' | 'session' | 'none';
 
@@ -84,7 +90,7 @@ export class AccessControl {
    * in enforce mode logged as decision=deny and refused.
    */
   deny(request: FastifyRequest, reason: AccessReason, credential: CredentialKind, options: { always?: boolean } = {}): void {
-    const enforce = this.options.enforce || options.always;
+    const enforce = this.options.enforce || options.always || ALWAYS_ENFORCED.has(reason);
     const route = request.routeOptions.url ?? request.url.split('?')[0];
     const org = request.org?.prefix ?? '-';
     this.options.log.warn(`access decision=${enforce ? 'deny' : 'would_deny'} reason=${reason} route=${route} org=${org} credential=${credential}`);
