@@ -116,7 +116,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     limitsEngine.listen(listener);
     const metrics = new Metrics();
     if (settings.METRICS_TOKEN) metrics.collectProcessMetrics();
-    acrossOrgs = await AcrossOrgs.open(orm, { ownerUrl: url, separateOwner: ormUrl !== url, log, counter: metrics });
+    acrossOrgs = await AcrossOrgs.open(orm, { ownerUrl: url, log, counter: metrics });
     const services = createServices({
       orm, settings, version: VERSION, registry, extensions, vector, moduleSettings, discord: auth.discord,
       limits: limitsEngine,

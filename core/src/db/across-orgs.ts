@@ -45,17 +45,16 @@ export class AcrossOrgs {
     private readonly orm: MikroORM,
     private readonly owner: Knex.Client,
     /** The owner's own pool (closed with the path), when the ORM runs as another role. */
-    private readonly ownPool: PostgreSqlConnection | null,
+    private readonly ownPool: PostgreSqlConnection,
     private readonly log: FastifyBaseLogger,
     private readonly counter: CrossOrgCounter | null,
   ) {}
 
   /**
-   * The path for an ORM connected as `ownerUrl`'s role itself (no service role), or as the service role: then a
-   * pool of its own connects as the owner.
+   * The path, on a pool of its own connected as `ownerUrl`'s role: even when the ORM runs as that role too (no
+   * service role), cross-org work started inside an org's transaction never waits on the pool that transaction holds.
    */
-  static async open(orm: MikroORM, options: { ownerUrl: string; separateOwner: boolean; log: FastifyBaseLogger; counter?: CrossOrgCounter }): Promise<AcrossOrgs> {
-    if (!options.separateOwner) return new AcrossOrgs(orm, orm.em.getConnection().getKnex().client, null, options.log, options.counter ?? null);
+  static async open(orm: MikroORM, options: { ownerUrl: string; log: FastifyBaseLogger; counter?: CrossOrgCounter }): Promise<AcrossOrgs> {
     const connection = new PostgreSqlConnection(orm.config, {
       clientUrl: options.ownerUrl,
       driverOptions: { ...orm.config.get('driverOptions'), pool: { min: 0, max: OWNER_POOL_MAX } },
@@ -95,6 +94,6 @@ export class AcrossOrgs {
   private readonly current = new AsyncLocalStorage<{ transaction: DeferredTransaction; handle: CrossOrgHandle }>();
 
   async close(): Promise<void> {
-    await this.ownPool?.close(true);
+    await this.ownPool.close(true);
   }
 }
