@@ -1,6 +1,7 @@
 // The overview: every dashboard section in one response. The core's counts, open problems, CI, and the recent
 // changes and job runs; then one section per module that is on and declares `dashboard.overview`. A section
 // that fails is answered `{ unavailable: true }` (and logged) instead of failing the whole page.
+import { orgDbFor } from '../db/org-db.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { AuditEntry, JobRun, Notification } from '../entities/logs.js';
@@ -25,16 +26,15 @@ export async function overview(deps: {
   const [counts, problems, changes, runs, ciAnswer, sections] = await Promise.all([
     // The six counts in one statement (one round trip instead of six in a row).
     (async () => {
-      const [row] = await em.execute<Record<string, number>[]>(
-        `select
-           (select count(*)::int from notifications where organization_id = ? and category = 'problem' and status = 'open') as open_problems,
-           (select count(*)::int from notifications where organization_id = ? and category = 'event' and status = 'open' and created_at >= ?) as open_events,
-           (select count(*)::int from error_log where organization_id = ? and status = 'open') as open_errors,
-           (select count(*)::int from error_log where organization_id = ? and created_at >= ?) as errors_24h,
-           (select count(*)::int from job_runs where organization_id = ? and status = 'failed' and finished_at >= ?) as failed_jobs_24h,
-           (select count(*)::int from audit_log where organization_id = ? and created_at >= ?) as changes_7d`,
-        [org.id, org.id, since(EVENT_RETENTION_DAYS * day).toISOString(), org.id, org.id, since(day).toISOString(),
-          org.id, since(day).toISOString(), org.id, since(7 * day).toISOString()]);
+      const db = orgDbFor(em, org.id);
+      const row = await db.one<Record<string, number>>`select
+           (select count(*)::int from notifications where ${db.inOrg()} and category = 'problem' and status = 'open') as open_problems,
+           (select count(*)::int from notifications where ${db.inOrg()} and category = 'event' and status = 'open'
+              and created_at >= ${since(EVENT_RETENTION_DAYS * day).toISOString()}::timestamptz) as open_events,
+           (select count(*)::int from error_log where ${db.inOrg()} and status = 'open') as open_errors,
+           (select count(*)::int from error_log where ${db.inOrg()} and created_at >= ${since(day).toISOString()}::timestamptz) as errors_24h,
+           (select count(*)::int from job_runs where ${db.inOrg()} and status = 'failed' and finished_at >= ${since(day).toISOString()}::timestamptz) as failed_jobs_24h,
+           (select count(*)::int from audit_log where ${db.inOrg()} and created_at >= ${since(7 * day).toISOString()}::timestamptz) as changes_7d`;
       const counts = ['open_problems', 'open_events', 'open_errors', 'errors_24h', 'failed_jobs_24h', 'changes_7d'] as const;
       return Object.fromEntries(counts.map((k) => [k, Number(row![k])])) as Record<(typeof counts)[number], number>;
     })(),

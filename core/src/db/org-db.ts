@@ -5,9 +5,9 @@
 //   const rows = await db.sql<MonitorRow>`select * from uptime_monitors where ${db.inOrg()} and id = ${id}`;
 //
 // Values are bound parameters, never text. Every statement runs in a transaction bound to the org, where row-level
-// security shows and accepts only the org's rows once the service connects as its role (DATABASE_SERVICE_ROLE);
-// until that is the default, `db.inOrg()` names the org in every statement. `db.org` is the org's id, for a row's
-// organization_id on insert. Work across orgs never goes through this handle.
+// security shows and accepts only the org's rows (the service connects as DATABASE_SERVICE_ROLE); `db.inOrg()` says
+// which rows are meant and lets the planner use the org's indexes. `db.org` is the org's id, for a row's
+// organization_id on insert. Work across orgs goes through services.acrossOrgs (across-orgs.ts), never this handle.
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type { QuadEntityManager } from './entity-manager.js';
 import { statementsOn, type StatementResult } from './raw-query.js';
@@ -15,11 +15,13 @@ import { compileSql, sql, type SqlFragment } from './sql.js';
 
 type Values = unknown[];
 
-/** Statements on whatever `em` works on now: its explicit transaction, or its binding (each statement alone). */
+/**
+ * Statements on whatever `em` works on now: its explicit transaction, or its binding (each statement alone); an
+ * EntityManager with neither sends them on its pool unbound, where row-level security shows and takes no org's rows.
+ */
 function send<R>(em: EntityManager, fragment: SqlFragment): Promise<StatementResult<R>> {
   const ctx = em.getTransactionContext<Knex.Transaction>();
-  if (!ctx) throw new Error('This EntityManager is bound to no org: use services.acrossOrgs for work across orgs');
-  return statementsOn(ctx.client)<R>(compileSql(fragment));
+  return statementsOn(ctx?.client ?? em.getConnection().getKnex().client)<R>(compileSql(fragment));
 }
 
 /** Statements on an EntityManager's connection: the org-bound handle's and the cross-org path's. */
@@ -52,12 +54,12 @@ export class OrgDb extends SqlHandle {
   /** The org every statement of this handle is bound to. */
   readonly org: number;
 
-  /** @internal Made by orgDb(em). */
-  constructor(em: EntityManager) {
+  /** @internal Made by orgDb(em), or orgDbFor(em, org) for an EntityManager bound to no org. */
+  constructor(em: EntityManager, org?: number) {
     super(em);
-    const org = (em as QuadEntityManager).boundOrgId;
-    if (org === undefined) throw new Error('An org-bound handle needs an EntityManager bound to an org');
-    this.org = org;
+    const bound = (em as QuadEntityManager).boundOrgId ?? org;
+    if (bound === undefined) throw new Error('An org-bound handle needs an EntityManager bound to an org');
+    this.org = bound;
   }
 
   /**
@@ -89,13 +91,16 @@ export function orgDb(em: EntityManager): OrgDb {
 }
 
 /**
- * The handle for work on `orgId`'s rows through `em`, which must be bound to that org: how a core service given an
- * EntityManager and an org id (secrets, limits, org config, events) reaches the org's tables.
+ * The handle for work on `orgId`'s rows through `em`: how a core service given an EntityManager and an org id
+ * (secrets, problems, the dashboard) reaches the org's tables. An `em` bound to another org is refused; one bound
+ * to none (the owner's, in the CLI and tests; the cross-org path's) names the org in the handle's conditions, and
+ * on the service role row-level security then shows it nothing.
  */
 export function orgDbFor(em: EntityManager, orgId: number): OrgDb {
-  const db = orgDb(em);
-  if (db.org !== orgId) throw new Error(`This EntityManager is bound to org ${db.org}, not to org ${orgId}`);
-  return db;
+  const bound = (em as QuadEntityManager).boundOrgId;
+  if (bound === undefined) return new OrgDb(em, orgId);
+  if (bound !== orgId) throw new Error(`This EntityManager is bound to org ${bound}, not to org ${orgId}`);
+  return orgDb(em);
 }
 
 /** A context (of a tool, job, event handler or dashboard section) with `db`: its EntityManager's handle, made on

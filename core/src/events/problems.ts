@@ -3,6 +3,7 @@
 // message changes; clearing it (the cause was fixed) deletes the row. Officers cannot delete problems.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MESSAGE_MAX, TITLE_MAX } from './events.js';
+import { orgDbFor } from '../db/org-db.js';
 
 import type { ProblemInput, RaisedProblem } from '../core-services.js';
 export type { ProblemInput, RaisedProblem } from '../core-services.js';
@@ -16,10 +17,11 @@ export async function raiseProblem(em: EntityManager, input: ProblemInput): Prom
   const kind = input.kind ?? key.split(':')[0];
   const title = cut(input.title.trim() || kind, TITLE_MAX);
   const message = cut(input.message ?? '', MESSAGE_MAX);
+  const db = orgDbFor(em, input.orgId);
   // In UPDATE SET every right-hand side reads the row as it was, so `notifications.message` is the old message.
-  const [row] = await em.execute<{ id: string | number; status: 'open' | 'resolved'; occurrences: number; created: boolean; was: string | null }[]>(
-    `insert into notifications as n (organization_id, category, kind, problem_key, title, message, data)
-     values (?, 'problem', ?, ?, ?, ?, ?::jsonb)
+  const row = (await db.one<{ id: string | number; status: 'open' | 'resolved'; occurrences: number; created: boolean; was: string | null }>`
+    insert into notifications as n (organization_id, category, kind, problem_key, title, message, data)
+     values (${db.org}, 'problem', ${kind}, ${key}, ${title}, ${message}, ${JSON.stringify(input.data ?? {})}::jsonb)
      on conflict (organization_id, problem_key) where problem_key is not null do update set
        kind = excluded.kind, title = excluded.title, data = excluded.data, message = excluded.message,
        raised_at = now(), updated_at = now(), occurrences = n.occurrences + 1,
@@ -27,9 +29,7 @@ export async function raiseProblem(em: EntityManager, input: ProblemInput): Prom
        resolved_at = case when n.message is distinct from excluded.message then null else n.resolved_at end,
        resolved_by = case when n.message is distinct from excluded.message then null else n.resolved_by end
      returning n.id, n.status, n.occurrences, (xmax = 0) as created,
-       (select status from notifications o where o.id = n.id) as was`,
-    [input.orgId, kind, key, title, message, JSON.stringify(input.data ?? {})],
-  );
+       (select status from notifications o where o.id = n.id) as was`)!;
   return {
     id: Number(row.id), status: row.status, occurrences: row.occurrences, created: row.created,
     reopened: !row.created && row.was === 'resolved' && row.status === 'open',
@@ -38,7 +38,6 @@ export async function raiseProblem(em: EntityManager, input: ProblemInput): Prom
 
 /** The cause was fixed: the problem disappears. True when there was one. */
 export async function clearProblem(em: EntityManager, orgId: number, key: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(
-    `delete from notifications where organization_id = ? and category = 'problem' and problem_key = ? returning id`, [orgId, key]);
-  return rows.length > 0;
+  const db = orgDbFor(em, orgId);
+  return (await db.run`delete from notifications where ${db.inOrg()} and category = 'problem' and problem_key = ${key}`) > 0;
 }

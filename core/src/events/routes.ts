@@ -4,6 +4,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OrgDb } from '../db/org-db.js';
+import { sql } from '../db/sql.js';
 import { AuditEntry, ErrorEntry, JobRun, Notification, type NotificationEntity, type ErrorEntryEntity } from '../entities/logs.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import { BigId, ErrorBody, OrgParams, orgParams, pageOf, pageWindow, pagingQuery } from '../http/schemas.js';
@@ -93,7 +95,6 @@ const like = (text: string) => `%${escapeLike(text)}%`;
 const prefixed = (field: string, value: string) => ({ $or: [{ [field]: value }, { [field]: { $like: `${escapeLike(value)}.%` } }] });
 /** Every filter the query asked for (none: every row). */
 const allOf = (where: Record<string, unknown>[]) => (where.length ? { $and: where } : {}) as never;
-const placeholders = (ids: number[]) => ids.map(() => '?').join(', ');
 const unique = (ids: number[]) => [...new Set(ids)];
 /** The ids a `returning id` statement answered, ascending. */
 const returnedIds = (rows: { id: string | number }[]) => rows.map((r) => Number(r.id)).sort((a, b) => a - b);
@@ -144,16 +145,16 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return { items: rows.map(notificationView), page, per_page, total, open: await openNotifications(request.em) };
   });
 
-  const bulk = (path: string, summary: string, action: (em: EntityManager, orgId: number, ids: number[], actor: string) => Promise<number[]>, audit: string) => {
+  const bulk = (path: string, summary: string, action: (db: OrgDb, ids: number[], actor: string) => Promise<number[]>, audit: string) => {
     app.post(path, {
       config: { auth },
       schema: { tags, params: OrgParams, summary, body: Ids, response: { 200: BulkResult, 400: ErrorBody } },
     }, async (request) => {
       const org = request.org!;
       const actor = request.caller!.actor;
-      const changed = await request.em.transactional(async (em) => {
-        const done = await action(em, org.id, unique(request.body.ids), actor);
-        if (done.length) await request.audit(em, audit, { ids: done });
+      const changed = await request.db.transaction(async (db) => {
+        const done = await action(db, unique(request.body.ids), actor);
+        if (done.length) await request.audit(db.em, audit, { ids: done });
         return done;
       });
       return { ids: changed, count: changed.length };
@@ -161,31 +162,25 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
   };
 
   const setStatus = (table: 'notifications' | 'error_log', status: 'open' | 'resolved') =>
-    async (em: EntityManager, orgId: number, ids: number[], actor: string) => {
-      const rows = await em.execute<{ id: string | number }[]>(
-        `update ${table} set status = ?, resolved_at = ${status === 'resolved' ? 'now()' : 'null'}, resolved_by = ?
-           ${table === 'notifications' ? ', updated_at = now()' : ''}
-         where organization_id = ? and id in (${placeholders(ids)}) and status <> ? returning id`,
-        [status, status === 'resolved' ? actor : null, orgId, ...ids, status],
-      );
-      return returnedIds(rows);
-    };
+    async (db: OrgDb, ids: number[], actor: string) => returnedIds(await db.sql<{ id: string | number }>`
+      update ${sql.identifier(table)} set status = ${status}, resolved_at = ${status === 'resolved' ? sql`now()` : sql`null`},
+        resolved_by = ${status === 'resolved' ? actor : null}${table === 'notifications' ? sql`, updated_at = now()` : sql``}
+      where ${db.inOrg()} and id = any(${ids}::bigint[]) and status <> ${status} returning id`);
 
   bulk('/api/dashboard/:org/notifications/resolve', 'Resolve the selected notifications (ids of other orgs or already resolved ones are left alone)',
     setStatus('notifications', 'resolved'), 'notifications.resolve');
   bulk('/api/dashboard/:org/notifications/reopen', 'Reopen the selected notifications',
     setStatus('notifications', 'open'), 'notifications.reopen');
   bulk('/api/dashboard/:org/notifications/delete', 'Delete the selected events; problems cannot be deleted (400 problem_not_deletable, nothing deleted)',
-    async (em, orgId, ids) => {
-      const problems = await em.execute<{ id: string | number }[]>(
-        `select id from notifications where organization_id = ? and category = 'problem' and id in (${placeholders(ids)}) order by id`, [orgId, ...ids]);
+    async (db, ids) => {
+      const problems = await db.sql<{ id: string | number }>`
+        select id from notifications where ${db.inOrg()} and category = 'problem' and id = any(${ids}::bigint[]) order by id`;
       if (problems.length) {
         throw badRequest('Problems cannot be deleted: they disappear when their cause is fixed (resolve them instead)', 'problem_not_deletable',
           { ids: problems.map((p) => Number(p.id)) });
       }
-      const rows = await em.execute<{ id: string | number }[]>(
-        `delete from notifications where organization_id = ? and category = 'event' and id in (${placeholders(ids)}) returning id`, [orgId, ...ids]);
-      return returnedIds(rows);
+      return returnedIds(await db.sql<{ id: string | number }>`
+        delete from notifications where ${db.inOrg()} and category = 'event' and id = any(${ids}::bigint[]) returning id`);
     }, 'notifications.delete');
 
   app.get('/api/dashboard/:org/errors', {
@@ -216,11 +211,9 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   bulk('/api/dashboard/:org/errors/resolve', 'Resolve the selected errors', setStatus('error_log', 'resolved'), 'errors.resolve');
   bulk('/api/dashboard/:org/errors/reopen', 'Reopen the selected errors', setStatus('error_log', 'open'), 'errors.reopen');
-  bulk('/api/dashboard/:org/errors/delete', 'Delete the selected errors', async (em, orgId, ids) => {
-    const rows = await em.execute<{ id: string | number }[]>(
-      `delete from error_log where organization_id = ? and id in (${placeholders(ids)}) returning id`, [orgId, ...ids]);
-    return returnedIds(rows);
-  }, 'errors.delete');
+  bulk('/api/dashboard/:org/errors/delete', 'Delete the selected errors', async (db, ids) =>
+    returnedIds(await db.sql<{ id: string | number }>`delete from error_log where ${db.inOrg()} and id = any(${ids}::bigint[]) returning id`),
+  'errors.delete');
 
   app.get('/api/dashboard/:org/changes', {
     config: { auth },
@@ -277,10 +270,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   }, async (request, reply) => {
     const org = request.org!;
-    const run = await request.em.transactional(async (em) => {
+    const run = await request.db.transaction(async (db) => {
+      const { em } = db;
       // The row lock makes two retries of one run (a double click, two officers) take turns: the second sees the first.
-      const [row] = await em.execute<{ id: string | number; name: string; status: string; payload: Record<string, unknown> }[]>(
-        'select id, name, status, payload from job_runs where organization_id = ? and id = ? for update', [org.id, request.params.id]);
+      const row = await db.one<{ id: string | number; name: string; status: string; payload: Record<string, unknown> }>`
+        select id, name, status, payload from job_runs where ${db.inOrg()} and id = ${request.params.id} for update`;
       if (!row) throw notFound('No such job run', 'run_not_found');
       if (row.status !== 'failed') throw conflict(`Only a failed run can be retried; this one is ${row.status}`, 'run_not_failed', { status: row.status });
       const job = app.quad.registry.jobs.get(row.name);
@@ -288,9 +282,8 @@ export const activityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!app.quad.registry.isEnabled(org.modules as Record<string, boolean>, job.module)) {
         throw conflict(`The ${job.module} module is off for this org`, 'module_off', { module: job.module });
       }
-      const [earlier] = await em.execute<{ retry: string }[]>(
-        `select details->>'retry' as retry from audit_log
-          where organization_id = ? and action = 'job_runs.retry' and details->>'run' = ? limit 1`, [org.id, String(row.id)]);
+      const earlier = await db.one<{ retry: string }>`select details->>'retry' as retry from audit_log
+          where ${db.inOrg()} and action = 'job_runs.retry' and details->>'run' = ${String(row.id)} limit 1`;
       if (earlier) throw conflict(`This run was already retried as run ${earlier.retry}`, 'already_retried', { retry: Number(earlier.retry) });
       // startJob answers 409 job_running when the job runs one at a time and a run of it is queued or running.
       const started = await app.quad.startJob(em, row.name, row.payload, { orgId: org.id });

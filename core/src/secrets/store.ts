@@ -3,6 +3,7 @@
 // explicitly (raw SQL, which the org filter does not cover), so one org never reads another's rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, HttpError } from '../http/errors.js';
+import { orgDbFor } from '../db/org-db.js';
 import type { AcrossOrgsDb, DeclaredSecret, IntegrationStatus, ModuleRegistry, RotateResult, SecretsService, SecretStatus } from '../core-services.js';
 import { decryptSecret, encryptSecret, GENERATE_KEY_HINT, parseSecretKeys, sealedAad, secretAad, type SecretKey } from './crypto.js';
 
@@ -68,8 +69,8 @@ export class SecretStore implements SecretsService {
   async get(em: EntityManager, orgId: number, name: string): Promise<string | null> {
     this.declared(name);
     const keys = this.requireKeys();
-    const [row] = await em.execute<Row[]>(
-      'select ciphertext from org_secrets where organization_id = ? and name = ?', [orgId, name]);
+    const db = orgDbFor(em, orgId);
+    const row = await db.one<Row>`select ciphertext from org_secrets where ${db.inOrg()} and name = ${name}`;
     if (!row) return null;
     return decryptSecret(keys, row.ciphertext, secretAad(orgId, name), `"${name}" of org ${orgId}`);
   }
@@ -82,8 +83,8 @@ export class SecretStore implements SecretsService {
     for (const name of names) this.declared(name);
     if (!names.length) return new Map();
     const keys = this.requireKeys();
-    const rows = await em.execute<Row[]>(
-      `select name, ciphertext from org_secrets where organization_id = ? and name in (${names.map(() => '?').join(', ')})`, [orgId, ...names]);
+    const db = orgDbFor(em, orgId);
+    const rows = await db.sql<Row>`select name, ciphertext from org_secrets where ${db.inOrg()} and name = any(${names}::text[])`;
     return new Map(rows.map((row) => [row.name, decryptSecret(keys, row.ciphertext, secretAad(orgId, row.name), `"${row.name}" of org ${orgId}`)]));
   }
 
@@ -94,34 +95,33 @@ export class SecretStore implements SecretsService {
     if (value.length > MAX_SECRET_LENGTH) throw badRequest(`A secret value has at most ${MAX_SECRET_LENGTH} characters`, 'validation', { field: 'value' });
     const keys = this.requireKeys();
     const { ciphertext, keyId } = encryptSecret(keys, value, secretAad(orgId, name));
-    const [row] = await em.execute<{ updated_at: Date }[]>(
-      `insert into org_secrets (organization_id, name, ciphertext, key_id, updated_at, updated_by)
-       values (?, ?, ?, ?, now(), ?)
+    const db = orgDbFor(em, orgId);
+    const row = await db.one<{ updated_at: Date }>`insert into org_secrets (organization_id, name, ciphertext, key_id, updated_at, updated_by)
+       values (${db.org}, ${name}, ${ciphertext}, ${keyId}, now(), ${by})
        on conflict (organization_id, name) do update
          set ciphertext = excluded.ciphertext, key_id = excluded.key_id, updated_at = excluded.updated_at, updated_by = excluded.updated_by
-       returning updated_at`,
-      [orgId, name, ciphertext, keyId, by]);
-    return { updatedAt: new Date(row.updated_at) };
+       returning updated_at`;
+    return { updatedAt: new Date(row!.updated_at) };
   }
 
   /** Remove the secret; true when it was set. Needs no key. */
   async delete(em: EntityManager, orgId: number, name: string): Promise<boolean> {
     this.declared(name);
-    const rows = await em.execute<{ name: string }[]>(
-      'delete from org_secrets where organization_id = ? and name = ? returning name', [orgId, name]);
-    return rows.length > 0;
+    const db = orgDbFor(em, orgId);
+    return (await db.run`delete from org_secrets where ${db.inOrg()} and name = ${name}`) > 0;
   }
 
   /** Names of the org's set secrets. Needs no key. */
   async names(em: EntityManager, orgId: number): Promise<Set<string>> {
-    const rows = await em.execute<{ name: string }[]>('select name from org_secrets where organization_id = ?', [orgId]);
+    const db = orgDbFor(em, orgId);
+    const rows = await db.sql<{ name: string }>`select name from org_secrets where ${db.inOrg()}`;
     return new Set(rows.map((r) => r.name));
   }
 
   /** Every declared secret with whether the org has set it, for listings. Never the value. Needs no key. */
   async list(em: EntityManager, orgId: number): Promise<SecretStatus[]> {
-    const rows = await em.execute<Pick<Row, 'name' | 'updated_at' | 'updated_by'>[]>(
-      'select name, updated_at, updated_by from org_secrets where organization_id = ?', [orgId]);
+    const db = orgDbFor(em, orgId);
+    const rows = await db.sql<Pick<Row, 'name' | 'updated_at' | 'updated_by'>>`select name, updated_at, updated_by from org_secrets where ${db.inOrg()}`;
     const byName = new Map(rows.map((r) => [r.name, r]));
     const status = (s: DeclaredSecret, name: string): SecretStatus => {
       const row = byName.get(name);
