@@ -90,7 +90,9 @@ t.test('leetcode routes and tools', async (t) => {
     t.match((await w.memberCall(cookie, 'GET', '/me')).json(), { link: { username: 'carol_lc' } });
     t.equal((await w.memberCall(cookie, 'DELETE', '/me')).statusCode, 200);
     t.equal((await w.memberCall(cookie, 'DELETE', '/me')).statusCode, 404);
-    t.equal((await w.memberCall(cookie, 'GET', '/me', undefined, 'beta')).statusCode, 404, 'module off: 404');
+    t.equal((await w.memberCall(cookie, 'GET', '/me', undefined, 'beta')).statusCode, 403, 'not on beta\'s server: 403, in report mode too');
+    const onBeta = await w.sessionOf(w.member);
+    t.equal((await w.memberCall(onBeta, 'GET', '/me', undefined, 'beta')).statusCode, 404, 'a member of beta\'s server, with the module off: 404');
   });
 
   await t.test('Post now: 202, 409 while queued, the post, 409 when posted unless force; the day\'s post and solvers', async (t) => {
