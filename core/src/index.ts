@@ -7,7 +7,7 @@ export type {
   DaemonDecl, DaemonContext, EmittedEvent, EventHandlerDecl, DashboardDecl, DashboardContext, ClaimsDecl, PageDecl, PagesDecl, ActivityTabDecl, ExploreTabDecl, MemberPageDecl,
 } from './modules/types.js';
 export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
-export { OrgDb, orgDb, withDb } from './db/org-db.js';
+export { OrgDb, orgDb, orgDbFor, withDb } from './db/org-db.js';
 export type { AcrossOrgsDb, AcrossOrgsWork } from './core-services.js';
 export { sql, SqlFragment } from './db/sql.js';
 export type { TableTenancy } from './modules/types.js';

@@ -1,7 +1,7 @@
 // What a knowledge request, tool call or job needs besides its EntityManager: the deployment settings, the org's
 // resolved knowledge settings, its embedder (asked lazily: most reads never need it) and whether the database has
 // pgvector. One place, so routes and tools build it the same way.
-import { orgDb, type CoreServices, type EntityManager, type OrgDb, type OrgSnapshot } from '@quad/core';
+import { orgDbFor, type CoreServices, type EntityManager, type OrgDb, type OrgSnapshot } from '@quad/core';
 import { embedderForOrg, type Embedder } from './embeddings.js';
 import { ORG_CONFIG_KEY, resolveOrgSettings, type KnowledgeSettings, type OrgKnowledge } from './settings.js';
 
@@ -28,8 +28,7 @@ export interface KnowledgeContext {
 
 /** `em` must be bound to `org` (a request's, a tool call's, a job run's of the org). */
 export async function knowledgeContext(services: CoreServices, em: EntityManager, org: OrgSnapshot): Promise<KnowledgeContext> {
-  const db = orgDb(em);
-  if (db.org !== org.id) throw new Error(`knowledge: an EntityManager bound to org ${db.org} used for org ${org.id}`);
+  const db = orgDbFor(em, org.id);
   const deployment = settingsOf(services);
   const settings = resolveOrgSettings(deployment, await storedOrgSettings(services, em, org.id));
   let embedder: Promise<Embedder | null> | undefined;

@@ -6,7 +6,7 @@
 // A person is a row of the core `users` table, which every org shares; what one org knows of them (its student id
 // for them, whether it knows them by email or through Discord) is that org's row of `points_members`. Views of a
 // member always go through it (member-view.ts), so no org reads what another org recorded.
-import { defineService, orgDb, sql, type EntityManager, type OrgDb, type SqlFragment } from '@quad/core';
+import { defineService, orgDbFor, sql, type EntityManager, type OrgDb, type SqlFragment } from '@quad/core';
 import { PointsEntry, type EntrySource } from './entities.js';
 import { SEEN_COLUMNS, type MemberView } from './member-view.js';
 
@@ -26,15 +26,6 @@ const USER_COLUMNS = 'id, chat_user_id, username, email';
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-/**
- * The org-bound handle of a caller's EntityManager, which must be bound to the org the call names: the service's
- * methods keep their (em, orgId) signature for the modules that call them.
- */
-function handleOf(em: EntityManager, orgId: number): OrgDb {
-  const db = orgDb(em);
-  if (db.org !== orgId) throw new Error(`points.ledger: the EntityManager is bound to org ${db.org}, not to org ${orgId}`);
-  return db;
-}
 
 /** The person with this email (stored lower-case), or null. */
 export async function memberByEmail(em: EntityManager, email: string): Promise<Member | null> {
@@ -96,7 +87,7 @@ const needsTransaction = (em: EntityManager, what: string) => {
  */
 export async function joinByEmail(em: EntityManager, orgId: number, email: string, opts: { studentId?: string | null } = {}): Promise<Member> {
   needsTransaction(em, 'joinByEmail');
-  const db = handleOf(em, orgId);
+  const db = orgDbFor(em, orgId);
   const address = normalizeEmail(email);
   const known = await knownMember(db, sql`u.email = ${address}`);
   if (known?.known_by_email && (!opts.studentId || known.student_id)) return toMember(known);
@@ -123,7 +114,7 @@ async function knownMember(db: OrgDb, person: SqlFragment): Promise<KnownRow | n
  */
 export async function joinByChatUserId(em: EntityManager, orgId: number, chatUserId: string, opts: { username?: string | null; studentId?: string | null } = {}): Promise<Member> {
   needsTransaction(em, 'joinByChatUserId');
-  const db = handleOf(em, orgId);
+  const db = orgDbFor(em, orgId);
   const known = await knownMember(db, sql`u.chat_user_id = ${chatUserId}`);
   if (known?.known_by_discord && (!opts.username || known.username === opts.username) && (!opts.studentId || known.student_id)) return toMember(known);
   const member = await ensureMemberByChatUserId(em, chatUserId, opts.username);
@@ -135,7 +126,7 @@ export async function joinByChatUserId(em: EntityManager, orgId: number, chatUse
 export async function membersOf(em: EntityManager, orgId: number, userIds: readonly number[]): Promise<MemberView[]> {
   const ids = [...new Set(userIds)];
   if (!ids.length) return [];
-  const db = handleOf(em, orgId);
+  const db = orgDbFor(em, orgId);
   return db.sql<MemberView>`
     select ${SEEN_COLUMNS} from points_members m join users u on u.id = m.user_id
      where ${db.inOrg('m')} and m.user_id = any(${ids}::int[]) order by u.id`;
@@ -154,7 +145,7 @@ export async function memberOf(em: EntityManager, orgId: number, userId: number)
  */
 export async function lockMember(em: EntityManager, orgId: number, userId: number): Promise<number> {
   if (!em.isInTransaction()) throw new Error('lockMember needs a transaction (em.transactional)');
-  const db = handleOf(em, orgId);
+  const db = orgDbFor(em, orgId);
   const row = await db.one<{ balance: string }>`
     insert into points_balances (organization_id, user_id, balance) values (${db.org}, ${userId}, 0)
     on conflict (organization_id, user_id) do update set balance = points_balances.balance returning balance`;
@@ -163,7 +154,7 @@ export async function lockMember(em: EntityManager, orgId: number, userId: numbe
 
 /** A member's balance in the org: the sum of their rows, as maintained in points_balances (one row read). */
 export async function balanceOf(em: EntityManager, orgId: number, userId: number): Promise<number> {
-  const db = handleOf(em, orgId);
+  const db = orgDbFor(em, orgId);
   const row = await db.one<{ balance: string }>`select balance from points_balances where ${db.inOrg()} and user_id = ${userId}`;
   return Number(row?.balance ?? 0);
 }
@@ -211,7 +202,7 @@ export async function entriesOf(em: EntityManager, orgId: number, userId: number
 
 /** Does the member have at least one row in the org? (a member of another org is nobody here) */
 export async function hasEntries(em: EntityManager, orgId: number, userId: number): Promise<boolean> {
-  const db = handleOf(em, orgId);
+  const db = orgDbFor(em, orgId);
   return (await db.one`select 1 from points_entries where ${db.inOrg()} and user_id = ${userId} limit 1`) !== null;
 }
 

@@ -3,7 +3,7 @@
 // the feed presets an org's subscriptions offer the feeds module; names of submodules no longer in SUBMODULES_PACKAGES
 // are left out. The methods about one org take an EntityManager bound to that org (a route's, a tool's, a job's) and
 // read through its handle; withSubscribers reads every org's rows through services.acrossOrgs.
-import { defineService, orgDb, type CoreServices, type EntityManager, type OrgDb } from '@quad/core';
+import { defineService, orgDbFor, type CoreServices, type EntityManager } from '@quad/core';
 import { catalogOf } from './catalog.js';
 import { namesWithSubscribers, subscribedNames } from './subscriptions.js';
 
@@ -34,12 +34,6 @@ export const submoduleSubscriptions = defineService<SubmoduleSubscriptions>({
   description: 'Which submodules an org subscribes to, which have subscribers, and the feed presets of an org\'s subscriptions',
 });
 
-/** The handle of a caller's EntityManager, which must be bound to the org asked about. */
-function handleOf(em: EntityManager, orgId: number): OrgDb {
-  const db = orgDb(em);
-  if (db.org !== orgId) throw new Error(`submodules.subscriptions: asked about org ${orgId} with an EntityManager bound to org ${db.org}`);
-  return db;
-}
 
 export function subscriptionsFor(services: CoreServices): SubmoduleSubscriptions {
   const known = async (names: string[]) => {
@@ -47,11 +41,11 @@ export function subscriptionsFor(services: CoreServices): SubmoduleSubscriptions
     return names.filter((n) => catalog.get(n));
   };
   return {
-    subscribedBy: async (em, orgId) => known(await subscribedNames(handleOf(em, orgId))),
+    subscribedBy: async (em, orgId) => known(await subscribedNames(orgDbFor(em, orgId))),
     withSubscribers: async () => known(await namesWithSubscribers(services)),
     async feedPresets(em, orgId) {
       const catalog = await catalogOf(services);
-      return (await subscribedNames(handleOf(em, orgId))).flatMap((name) => (catalog.get(name)?.feeds ?? [])
+      return (await subscribedNames(orgDbFor(em, orgId))).flatMap((name) => (catalog.get(name)?.feeds ?? [])
         .map((f) => ({ submodule: name, key: f.key, title: f.title, description: f.description, kind: f.kind, config: structuredClone(f.config) })));
     },
     async readers() {
