@@ -41,14 +41,18 @@ class CrossOrgHandle extends SqlHandle implements AcrossOrgsDb {
 export interface CrossOrgCounter { acrossOrgs(reason: string): void }
 
 export class AcrossOrgs {
+  /** The owner's pool, as a knex client (the transactions' connections come from it). */
+  private readonly owner: Knex.Client;
+
   private constructor(
     private readonly orm: MikroORM,
-    private readonly owner: Knex.Client,
-    /** The owner's own pool (closed with the path), when the ORM runs as another role. */
-    private readonly ownPool: PostgreSqlConnection,
+    /** The owner's own pool, closed with the path. */
+    private readonly ownerPool: PostgreSqlConnection,
     private readonly log: FastifyBaseLogger,
     private readonly counter: CrossOrgCounter | null,
-  ) {}
+  ) {
+    this.owner = ownerPool.getKnex().client;
+  }
 
   /**
    * The path, on a pool of its own connected as `ownerUrl`'s role: even when the ORM runs as that role too (no
@@ -60,7 +64,7 @@ export class AcrossOrgs {
       driverOptions: { ...orm.config.get('driverOptions'), pool: { min: 0, max: OWNER_POOL_MAX } },
     }, 'write');
     await connection.connect();
-    return new AcrossOrgs(orm, connection.getKnex().client, connection, options.log, options.counter ?? null);
+    return new AcrossOrgs(orm, connection, options.log, options.counter ?? null);
   }
 
   /**
@@ -94,6 +98,6 @@ export class AcrossOrgs {
   private readonly current = new AsyncLocalStorage<{ transaction: DeferredTransaction; handle: CrossOrgHandle }>();
 
   async close(): Promise<void> {
-    await this.ownPool.close(true);
+    await this.ownerPool.close(true);
   }
 }

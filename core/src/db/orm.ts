@@ -62,8 +62,7 @@ export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
 
 /** Bind a fork made before its org was known (outside any transaction) to the org. */
 export function bindToOrg(orm: MikroORM, em: EntityManager, orgId: number): EntityManager {
-  em.setFilterParams(ORG_FILTER, { orgId });
-  return (em as QuadEntityManager).bindOrg(bindingOf(poolClient(orm), orgId));
+  return bindOn(poolClient(orm), em, orgId);
 }
 
 /**
@@ -72,8 +71,13 @@ export function bindToOrg(orm: MikroORM, em: EntityManager, orgId: number): Enti
  */
 export function forkBoundTo(em: EntityManager, orgId: number): EntityManager {
   const fork = em.fork({ clear: true, useContext: false, keepTransactionContext: false, disableContextResolution: true });
-  fork.setFilterParams(ORG_FILTER, { orgId });
-  return (fork as QuadEntityManager).bindOrg(bindingOf(em.getConnection().getKnex().client, orgId));
+  return bindOn(em.getConnection().getKnex().client, fork, orgId);
+}
+
+/** The org filter and the binding of `orgId` (on `pool`'s connections) for `em`. */
+function bindOn(pool: Knex.Client, em: EntityManager, orgId: number): EntityManager {
+  em.setFilterParams(ORG_FILTER, { orgId });
+  return (em as QuadEntityManager).bindOrg(bindingOf(pool, orgId));
 }
 
 /** Orgs' bindings per pool, kept for the orgs bound most recently: a binding holds no state of a unit of work, and
