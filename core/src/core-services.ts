@@ -155,7 +155,7 @@ export interface LimitsService {
   value(em: EntityManager, orgId: number, key: string): Promise<LimitValue>;
   consume(em: EntityManager, orgId: number, key: string, amount?: number): Promise<RateUse>;
   reserve(em: EntityManager, orgId: number, key: string, amount?: number): Promise<CountUse>;
-  /** Does `amount` more fit in the current window now (read without a lock)? 429 when not; counts nothing. */
+  /** Does `amount` more fit in the current window (the use last seen, or read without a lock)? 429 when not; counts nothing. */
   checkRate(em: EntityManager, orgId: number, key: string, amount?: number): Promise<PendingRateUse>;
   /**
    * Count a checked use as the transaction's last statement (`query` runs a prepared statement there): the row lock

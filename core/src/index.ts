@@ -9,8 +9,8 @@ export type {
 export { defineOrgEntity, orgOwned, orgFilter, ORG_FILTER } from './db/org-owned.js';
 export { OrgDb, orgDb, orgDbFor, withDb } from './db/org-db.js';
 export type { AcrossOrgsDb, AcrossOrgsWork } from './core-services.js';
-export { sql, SqlFragment } from './db/sql.js';
-export type { TableTenancy } from './modules/types.js';
+export { prepared, sql, SqlFragment } from './db/sql.js';
+export type { TableDeclaration, TableTenancy } from './modules/types.js';
 export { Organization, type OrganizationEntity } from './entities/organization.js';
 export type { OrgSnapshot } from './orgs/org-cache.js';
 export { HttpError, badRequest, unauthorized, forbidden, notFound, conflict, tooManyRequests, unavailable } from './http/errors.js';

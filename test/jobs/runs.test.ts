@@ -28,7 +28,7 @@ async function waitFor<T>(check: () => Promise<T | null | undefined>, what: stri
 /** The running mark of a run, seen waiting for a row lock. */
 const markBlocked = (em: EntityManager) => waitFor(async () => {
   const [row] = await em.getConnection().execute(
-    "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update job_runs set status = ''running''%'");
+    "select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like 'update job_runs%set status = ''running''%'");
   return row;
 }, 'the running mark to wait for the row lock');
 

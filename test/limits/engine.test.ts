@@ -1,9 +1,10 @@
 // The limits engine against a real database: where a value comes from (override > LIMIT_<KEY> > default), rate
-// windows at UTC boundaries (with a fixed clock, no sleeping), consume and reserve semantics, programming errors.
+// windows at UTC boundaries (with a fixed clock, no sleeping), consume and reserve semantics, a tool call's check
+// and count of a rate, programming errors.
 import t from 'tap';
 import { roomInMinute, startTestApp } from '@quad/core/testing';
 import { ConfigError } from '../../core/src/config/load.js';
-import { forkFor } from '../../core/src/db/orm.js';
+import { forkFor, rawQueryOn } from '../../core/src/db/orm.js';
 import { LimitsEngine, limitSettingName, parseLimitSetting, windowEnd, windowStart } from '../../core/src/limits/engine.js';
 import { extraModule, quotaModule, QuotaThing } from './fixture.js';
 
@@ -36,10 +37,10 @@ t.test('limits engine', async (t) => {
   const org = await quad.createOrg({ prefix: 'acm', modules: { quota: true } });
   const other = await quad.createOrg({ prefix: 'ieee', modules: { quota: true } });
   const limits = quad.services.limits;
-  const em = () => forkFor(quad.orm, org.id);
+  const em = (orgId = org.id) => forkFor(quad.orm, orgId);
   const sql = (q: string, params: unknown[] = []) => quad.orm.em.fork().getConnection().execute(q, params);
   const setOverride = (orgId: number, key: string, value: number | null | 'default') =>
-    em().transactional((tem) => limits.setOverrides(tem, orgId, { [key]: value }, 'test'));
+    em(orgId).transactional((tem) => limits.setOverrides(tem, orgId, { [key]: value }, 'test'));
 
   t.test('value: override > LIMIT_<KEY> > default', async (t) => {
     t.same(await limits.value(em(), org.id, 'quota.things'), { value: 10, source: 'default' });
@@ -52,7 +53,7 @@ t.test('limits engine', async (t) => {
 
     await setOverride(org.id, 'quota.things', 4);
     t.same(await withSettings.value(em(), org.id, 'quota.things'), { value: 4, source: 'override' }, 'the override wins over the setting');
-    t.same(await withSettings.value(em(), other.id, 'quota.things'), { value: 7, source: 'setting' }, 'only for its org');
+    t.same(await withSettings.value(em(other.id), other.id, 'quota.things'), { value: 7, source: 'setting' }, 'only for its org');
     await setOverride(org.id, 'quota.things', null);
     t.same(await withSettings.value(em(), org.id, 'quota.things'), { value: null, source: 'override' }, 'a null override is no limit');
     await setOverride(org.id, 'quota.hourly', 0);
@@ -79,9 +80,9 @@ t.test('limits engine', async (t) => {
   t.test('rate windows start at UTC boundaries', async (t) => {
     let now = new Date('2030-01-01T10:59:59.500Z');
     const clocked = new LimitsEngine(quad.registry, () => undefined, { now: () => now });
-    const minute = await clocked.consume(em(), other.id, 'quota.calls_per_minute');
-    await clocked.consume(em(), other.id, 'quota.hourly', 2);
-    await clocked.consume(em(), other.id, 'quota.pages_per_day', 3);
+    const minute = await clocked.consume(em(other.id), other.id, 'quota.calls_per_minute');
+    await clocked.consume(em(other.id), other.id, 'quota.hourly', 2);
+    await clocked.consume(em(other.id), other.id, 'quota.pages_per_day', 3);
     t.equal(minute.window_start.toISOString(), '2030-01-01T10:59:00.000Z');
     t.equal(minute.resets_at.toISOString(), '2030-01-01T11:00:00.000Z');
     const stored = async () => Object.fromEntries((await sql(
@@ -95,15 +96,15 @@ t.test('limits engine', async (t) => {
     });
 
     // Fill the minute, then be refused until the window turns.
-    await clocked.consume(em(), other.id, 'quota.calls_per_minute', 4);
-    const refused = await clocked.consume(em(), other.id, 'quota.calls_per_minute').catch((e) => e);
+    await clocked.consume(em(other.id), other.id, 'quota.calls_per_minute', 4);
+    const refused = await clocked.consume(em(other.id), other.id, 'quota.calls_per_minute').catch((e) => e);
     t.match(refused, { name: 'HttpError', statusCode: 429, reason: 'rate_limited', details: { limit: 'quota.calls_per_minute', value: 5, window: 'minute', retry_after: 1 } });
     now = new Date('2030-01-01T11:00:00.000Z');
-    t.equal((await clocked.consume(em(), other.id, 'quota.calls_per_minute')).use, 1, 'a new minute starts at the boundary');
-    await clocked.consume(em(), other.id, 'quota.hourly');
-    await clocked.consume(em(), other.id, 'quota.pages_per_day');
+    t.equal((await clocked.consume(em(other.id), other.id, 'quota.calls_per_minute')).use, 1, 'a new minute starts at the boundary');
+    await clocked.consume(em(other.id), other.id, 'quota.hourly');
+    await clocked.consume(em(other.id), other.id, 'quota.pages_per_day');
     now = new Date('2030-01-02T00:00:00.000Z');
-    await clocked.consume(em(), other.id, 'quota.pages_per_day');
+    await clocked.consume(em(other.id), other.id, 'quota.pages_per_day');
     t.same(await stored(), {
       'quota.calls_per_minute@2030-01-01T10:59:00': 5,
       'quota.calls_per_minute@2030-01-01T11:00:00': 1,
@@ -113,9 +114,9 @@ t.test('limits engine', async (t) => {
       'quota.pages_per_day@2030-01-02T00:00:00': 1,
     });
     now = new Date('2030-01-02T00:00:30.000Z');
-    t.equal(await clocked.usage(em(), other.id, 'quota.pages_per_day'), 1, 'usage reads the current window');
-    t.equal(await clocked.usage(em(), other.id, 'quota.calls_per_minute'), 0);
-    const late = await clocked.consume(em(), other.id, 'quota.calls_per_minute', 6).catch((e) => e);
+    t.equal(await clocked.usage(em(other.id), other.id, 'quota.pages_per_day'), 1, 'usage reads the current window');
+    t.equal(await clocked.usage(em(other.id), other.id, 'quota.calls_per_minute'), 0);
+    const late = await clocked.consume(em(other.id), other.id, 'quota.calls_per_minute', 6).catch((e) => e);
     t.match(late, { statusCode: 429, details: { retry_after: 30 } }, 'retry_after: seconds until the window ends');
   });
 
@@ -128,8 +129,8 @@ t.test('limits engine', async (t) => {
     await limits.consume(em(), org.id, 'quota.calls_per_minute', 2);
     await t.rejects(limits.consume(em(), org.id, 'quota.calls_per_minute'), { name: 'HttpError', statusCode: 429 });
     t.equal(await limits.usage(em(), org.id, 'quota.calls_per_minute'), 5);
-    await t.rejects(limits.consume(em(), other.id, 'quota.calls_per_minute', 6), { name: 'HttpError', statusCode: 429 }, 'over the value in one call');
-    t.equal(await limits.usage(em(), other.id, 'quota.calls_per_minute'), 0);
+    await t.rejects(limits.consume(em(other.id), other.id, 'quota.calls_per_minute', 6), { name: 'HttpError', statusCode: 429 }, 'over the value in one call');
+    t.equal(await limits.usage(em(other.id), other.id, 'quota.calls_per_minute'), 0);
 
     const big = await limits.consume(em(), org.id, 'quota.pages_per_day', 1_000_000);
     t.same([big.use, big.value], [1_000_000, null]);
@@ -162,6 +163,30 @@ t.test('limits engine', async (t) => {
     await sql('delete from quota_things');
   });
 
+  t.test('checkRate trusts the use last seen counted below half the value; past it, it reads', async (t) => {
+    const now = new Date('2031-05-05T10:00:30.000Z');
+    const clocked = new LimitsEngine(quad.registry, () => undefined, { now: () => now });
+    const key = 'quota.calls_per_minute'; // 5 a minute
+    const check = () => clocked.checkRate(em(), org.id, key);
+    const commit = async () => clocked.commitRate(rawQueryOn(em()), await check());
+    // Another process's calls, unseen by this one.
+    const setUse = (n: number) => sql(
+      'update usage_counters set count = ? where organization_id = ? and key = ? and window_start = ?::timestamptz',
+      [n, org.id, key, windowStart('minute', now).toISOString()],
+    );
+
+    t.equal((await commit()).use, 1, 'read (nothing seen yet), then counted');
+    await setUse(5);
+    await t.resolves(check(), 'at 1 of 5 seen, the check reads nothing');
+    await t.rejects(commit(), { statusCode: 429, reason: 'rate_limited' }, 'the count under the lock refuses it');
+    await t.rejects(check(), { statusCode: 429 }, 'refused at its count: the next check reads, and refuses');
+    await setUse(2);
+    await t.resolves(check(), 'read again: 2 of 5');
+    await setUse(5);
+    await t.rejects(check(), { statusCode: 429 }, 'at 2 of 5 seen (not below half with this call), it reads');
+    await sql('delete from usage_counters where organization_id = ?', [org.id]);
+  });
+
   t.test('reserve: 409 over the value, nothing added', async (t) => {
     const create = (orgId: number, n: number) => forkFor(quad.orm, orgId).transactional(async (tem) => {
       await limits.reserve(tem, orgId, 'quota.things', n);
@@ -174,7 +199,7 @@ t.test('limits engine', async (t) => {
     await t.rejects(create(org.id, 1), { name: 'HttpError', statusCode: 409 });
     t.equal(await limits.usage(em(), org.id, 'quota.things'), 10);
     await create(other.id, 1);
-    t.equal(await limits.usage(em(), other.id, 'quota.things'), 1, 'each org counts its own');
+    t.equal(await limits.usage(em(other.id), other.id, 'quota.things'), 1, 'each org counts its own');
     await setOverride(org.id, 'quota.things', null);
     t.same(await forkFor(quad.orm, org.id).transactional((tem) => limits.reserve(tem, org.id, 'quota.things', 5)), { use: null, value: null }, 'no limit: never refused');
     await setOverride(org.id, 'quota.things', 'default');

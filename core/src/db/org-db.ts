@@ -11,7 +11,8 @@
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type { QuadEntityManager } from './entity-manager.js';
 import { statementsOn, type StatementResult } from './raw-query.js';
-import { compileSql, sql, type SqlFragment } from './sql.js';
+import { compileSql, sql, SqlFragment } from './sql.js';
+import type { PreparedQuery } from './statement.js';
 
 type Values = unknown[];
 
@@ -19,9 +20,9 @@ type Values = unknown[];
  * Statements on whatever `em` works on now: its explicit transaction, or its binding (each statement alone); an
  * EntityManager with neither sends them on its pool unbound, where row-level security shows and takes no org's rows.
  */
-function send<R>(em: EntityManager, fragment: SqlFragment): Promise<StatementResult<R>> {
+function send<R>(em: EntityManager, statement: SqlFragment | PreparedQuery): Promise<StatementResult<R>> {
   const ctx = em.getTransactionContext<Knex.Transaction>();
-  return statementsOn(ctx?.client ?? em.getConnection().getKnex().client)<R>(compileSql(fragment));
+  return statementsOn(ctx?.client ?? em.getConnection().getKnex().client)<R>(statement instanceof SqlFragment ? compileSql(statement) : statement);
 }
 
 /** Statements on an EntityManager's connection: the org-bound handle's and the cross-org path's. */
@@ -47,6 +48,11 @@ export class SqlHandle {
   /** Run a fragment built with `sql` (a statement put together in parts); its rows. */
   async query<R = Record<string, unknown>>(fragment: SqlFragment): Promise<R[]> {
     return (await send<R>(this.em, fragment)).rows;
+  }
+
+  /** Run a named statement made by `prepared(name, sql`…`)` (sql.ts): the core's statements on every call. */
+  async prepared<R = Record<string, unknown>>(statement: PreparedQuery): Promise<StatementResult<R>> {
+    return send<R>(this.em, statement);
   }
 }
 

@@ -2,6 +2,7 @@
 // so every value is sent as a bound parameter ($1, $2, …) and never written into the text. A fragment may hold
 // other fragments (a condition chosen in code, a list joined with sql.join); they are spliced with their values
 // renumbered. Names chosen in code (never from input) go in with sql.identifier.
+import type { PreparedQuery } from './statement.js';
 
 /** A piece of SQL and its bound values; made by `sql`, run by an org-bound Db (org-db.ts). */
 export class SqlFragment {
@@ -30,8 +31,17 @@ sql.identifier = (name: string): SqlFragment => {
   return new SqlFragment([`"${name}"`], []);
 };
 
-/** Text with $n placeholders and the values in order. */
-export function compileSql(fragment: SqlFragment): CompiledSql {
+/**
+ * A fragment as a named statement, prepared once per connection and then sent as Bind and Execute only: for the
+ * core's statements on every call (a tool call's rate check and count, the audit row). The fragment's text must be
+ * the same at every use of the name (values change, text never), or PostgreSQL refuses the second text.
+ */
+export function prepared(name: string, fragment: SqlFragment): PreparedQuery {
+  return { name, ...compileSql(fragment) };
+}
+
+/** Text with $n placeholders and the values in order; `after`: placeholders before it (the first is $after+1). */
+export function compileSql(fragment: SqlFragment, after = 0): CompiledSql {
   const values: unknown[] = [];
   const parts: string[] = [];
   const walk = (f: SqlFragment) => {
@@ -40,7 +50,7 @@ export function compileSql(fragment: SqlFragment): CompiledSql {
       if (i >= f.values.length) return;
       const value = f.values[i];
       if (value instanceof SqlFragment) walk(value);
-      else parts.push(`$${values.push(value)}`);
+      else parts.push(`$${after + values.push(value)}`);
     });
   };
   walk(fragment);

@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rawQueryOn } from '../db/raw-query.js';
 import type { PreparedQuery } from '../db/raw-query.js';
+import { compileSql, prepared, sql } from '../db/sql.js';
 
 export interface AuditInput {
   orgId: number | null;
@@ -21,15 +22,11 @@ export async function recordAudit(em: EntityManager, entry: AuditInput): Promise
   await rawQueryOn(em)(auditStatement(entry));
 }
 
-const auditValues = (entry: AuditInput) => [entry.orgId, entry.actor, entry.action, entry.details ?? {}];
-
 /** The audit row as one prepared statement, for the core's raw paths (a tool call refused before it ran). */
 export function auditStatement(entry: AuditInput): PreparedQuery {
-  return {
-    name: 'quad_audit_insert',
-    text: 'insert into audit_log (organization_id, actor, action, details) values ($1, $2, $3, $4)',
-    values: auditValues(entry),
-  };
+  return prepared('quad_audit_insert', sql`
+    insert into audit_log (organization_id, actor, action, details)
+    values (${entry.orgId}::integer, ${entry.actor}, ${entry.action}, ${entry.details ?? {}}::jsonb)`);
 }
 
 /**
@@ -37,13 +34,11 @@ export function auditStatement(entry: AuditInput): PreparedQuery {
  * only when `statement` answers a row, so it is kept exactly when the change is, with no statement of its own.
  */
 export function audited(statement: PreparedQuery, entry: AuditInput): PreparedQuery {
-  const n = statement.values.length;
+  const row = compileSql(sql`insert into audit_log (organization_id, actor, action, details)
+    select ${entry.orgId}::integer, ${entry.actor}::text, ${entry.action}::text, ${entry.details ?? {}}::jsonb from done limit 1`, statement.values.length);
   return {
     name: `${statement.name}+audit`,
-    text: `with done as (${statement.text}),
-      audited as (insert into audit_log (organization_id, actor, action, details)
-        select $${n + 1}::integer, $${n + 2}::text, $${n + 3}::text, $${n + 4}::jsonb from done limit 1)
-      select * from done`,
-    values: [...statement.values, ...auditValues(entry)],
+    text: `with done as (${statement.text}), audited as (${row.text}) select * from done`,
+    values: [...statement.values, ...row.values],
   };
 }

@@ -9,7 +9,7 @@ import { ORG_FILTER } from '../db/org-owned.js';
 import type { Registry } from '../modules/registry.js';
 import type { EmittedEvent } from '../modules/types.js';
 import type { AcrossOrgsDb, CoreServices, EventInput } from '../core-services.js';
-import { withDb } from '../db/org-db.js';
+import { orgDbFor, withDb } from '../db/org-db.js';
 
 /** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
 export const EVENTS_KEPT_PER_ORG = 200;
@@ -62,19 +62,18 @@ export class EventPipeline {
       // The insert and the prune in one statement. The prune's subqueries see the org's events as they were
       // before this one (the newest of them), so it keeps the newest 199 of those: 200 with the new one. Both walk
       // the index notifications_org_events_newest; an org under the cap deletes nothing.
-      const [row] = await tem.execute<{ id: string | number; created_at: Date }[]>(
-        `with pruned as (
-           delete from notifications where id in (
-             (select id from notifications where organization_id = ? and category = 'event'
-               order by created_at desc, id desc offset ?)
-             union all
-             (select id from notifications where organization_id = ? and category = 'event'
-                and created_at < now() - make_interval(days => ?)))
-         )
-         insert into notifications (organization_id, category, kind, title, message, data)
-         values (?, 'event', ?, ?, ?, ?::jsonb) returning id, created_at`,
-        [input.orgId, EVENTS_KEPT_PER_ORG - 1, input.orgId, EVENT_RETENTION_DAYS, input.orgId, input.kind, title, message, JSON.stringify(data)],
-      );
+      const db = orgDbFor(tem, input.orgId);
+      const row = (await db.one<{ id: string | number; created_at: Date }>`
+        with pruned as (
+          delete from notifications where id in (
+            (select id from notifications where ${db.inOrg()} and category = 'event'
+              order by created_at desc, id desc offset ${EVENTS_KEPT_PER_ORG - 1})
+            union all
+            (select id from notifications where ${db.inOrg()} and category = 'event'
+               and created_at < now() - make_interval(days => ${EVENT_RETENTION_DAYS})))
+        )
+        insert into notifications (organization_id, category, kind, title, message, data)
+        values (${db.org}, 'event', ${input.kind}, ${title}, ${message}, ${JSON.stringify(data)}::jsonb) returning id, created_at`)!;
       const event: EmittedEvent = {
         id: Number(row.id), orgId: input.orgId, kind: input.kind, title, message, data, createdAt: new Date(row.created_at),
       };

@@ -11,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CoreServices } from '../core-services.js';
 import pg from 'pg';
 import { rawQueryOn } from '../db/orm.js';
+import { prepared, sql } from '../db/sql.js';
 import { RUN_ID, RUN_ORG } from './start.js';
 
 /** The advisory lock key of a worker pool id, the same in SQL wherever it is computed. */
@@ -100,12 +101,10 @@ const EXHAUSTED = {
 const UNLOCK = { name: 'quad_sweep_unlock', text: 'select graphile_worker.force_unlock_workers($1::text[])' };
 const FAIL_JOBS = { name: 'quad_sweep_fail_jobs', text: 'select from graphile_worker.permanently_fail_jobs($1::bigint[], $2)' };
 // The runs' rows: by run id (started through startJob), or by the job's id (a cron tick's row).
-const FAIL_RUNS = {
-  name: 'quad_sweep_fail_runs',
-  text: `update job_runs set status = 'failed', error = $2, finished_at = now()
-    where (id = any($1::bigint[]) or worker_job_id = any($3::bigint[])) and status in ('queued', 'running')
-    returning id, worker_job_id`,
-};
+const failRuns = (runIds: (string | null)[], error: string, jobIds: string[]) => prepared('quad_sweep_fail_runs', sql`
+  update job_runs set status = 'failed', error = ${error}, finished_at = now()
+  where (id = any(${runIds}::bigint[]) or worker_job_id = any(${jobIds}::bigint[])) and status in ('queued', 'running')
+  returning id, worker_job_id`);
 
 /** A run whose worker died during its last attempt. */
 export interface LostRun { runId: number | null; orgId: number | null; name: string }
@@ -150,9 +149,7 @@ export function startSweeper(options: SweepOptions): Sweeper {
       if (exhausted.length > 0) {
         await query({ ...FAIL_JOBS, values: [exhausted.map((j) => j.id), LOST_RUN_ERROR] });
         const [started, cron] = [exhausted.filter((j) => j.run_id != null), exhausted.filter((j) => j.run_id == null)];
-        const failed = await query<{ id: string; worker_job_id: string | null }>({
-          ...FAIL_RUNS, values: [started.map((j) => j.run_id), LOST_RUN_ERROR, cron.map((j) => j.id)],
-        });
+        const failed = await query<{ id: string; worker_job_id: string | null }>(failRuns(started.map((j) => j.run_id), LOST_RUN_ERROR, cron.map((j) => j.id)));
         // Only runs this transaction failed are announced, never twice for one run; a cron tick is announced with
         // its row when it had one (its worker may have died before writing it).
         const ours = new Set(failed.map((r) => String(r.id)));

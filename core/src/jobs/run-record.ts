@@ -5,33 +5,28 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { createPool, endPool } from '../db/pool.js';
+import { prepared, sql } from '../db/sql.js';
 
 /** How long a run may go on before its row says running. */
 const RUNNING_AFTER_MS = 100;
 
 // A later attempt of the same tick (a retry, or a re-run after its worker died) continues the tick's row.
-const OPEN_CRON = {
-  name: 'quad_run_open_cron',
-  text: `insert into job_runs (name, status, payload, attempts, started_at, worker_job_id) values ($1, 'running', $2, $3, now(), $4)
-    on conflict (worker_job_id) where worker_job_id is not null
-    do update set status = 'running', attempts = excluded.attempts, started_at = now(), finished_at = null
-    returning id`,
-};
+const openCron = (name: string, payload: string, attempt: number, workerJobId: string) => prepared('quad_run_open_cron', sql`
+  insert into job_runs (name, status, payload, attempts, started_at, worker_job_id) values (${name}, 'running', ${payload}::jsonb, ${attempt}, now(), ${workerJobId})
+  on conflict (worker_job_id) where worker_job_id is not null
+  do update set status = 'running', attempts = excluded.attempts, started_at = now(), finished_at = null
+  returning id`);
 // Never after a final status: the guard keeps a succeeded, failed or skipped run as it is.
-const MARK_RUNNING = {
-  name: 'quad_run_running',
-  text: `update job_runs set status = 'running', attempts = $2, started_at = now() - make_interval(secs => $3)
-    where id = $1 and status in ('queued', 'running')`,
-};
+const markRunning = (id: number, attempt: number, seconds: number) => prepared('quad_run_running', sql`update job_runs
+  set status = 'running', attempts = ${attempt}, started_at = now() - make_interval(secs => ${seconds})
+  where id = ${id} and status in ('queued', 'running')`);
 // A null duration keeps the started_at written when the run was marked running. Back to queued (a retry will come)
 // keeps the one-at-a-time slot and leaves finished_at empty.
-const FINISH = {
-  name: 'quad_run_finish',
-  text: `update job_runs set status = $2, error = $3, attempts = $4,
-    started_at = coalesce(now() - make_interval(secs => $5), started_at),
-    finished_at = case when $2 = 'queued' then null else now() end
-    where id = $1`,
-};
+const finish = (id: number, status: RunEnd['status'], error: string | null, attempt: number, seconds: number | null) => prepared('quad_run_finish', sql`
+  update job_runs set status = ${status}, error = ${error}, attempts = ${attempt},
+    started_at = coalesce(now() - make_interval(secs => ${seconds}::double precision), started_at),
+    finished_at = case when ${status}::text = 'queued' then null else now() end
+  where id = ${id}`);
 
 export type RunEnd = { status: 'succeeded' } | { status: 'skipped' | 'failed' | 'queued'; error: string };
 
@@ -63,7 +58,7 @@ export class RunRecords {
    * attempt, and found again by graphile-worker's job id at the next ones.
    */
   async openCron(name: string, payload: Record<string, unknown>, attempt: number, workerJobId: string): Promise<RunRecord> {
-    const { rows } = await this.pool.query({ ...OPEN_CRON, values: [name, JSON.stringify(payload), attempt, workerJobId] });
+    const { rows } = await this.pool.query(openCron(name, JSON.stringify(payload), attempt, workerJobId));
     return new RunRecord(this.pool, this.log, Number(rows[0].id), null, attempt, true);
   }
 }
@@ -100,7 +95,7 @@ export class RunRecord {
   }
 
   private markRunning() {
-    this.marking = this.pool.query({ ...MARK_RUNNING, values: [this.id, this.attempt, this.seconds()] }).then(
+    this.marking = this.pool.query(markRunning(this.id, this.attempt, this.seconds())).then(
       (res) => res.rowCount === 1,
       (err: unknown) => {
         this.log.warn({ err, run: this.id }, 'job worker: could not mark a run running');
@@ -117,6 +112,6 @@ export class RunRecord {
     if (this.timer) clearTimeout(this.timer);
     const marked = await this.marking;
     const error = end.status === 'succeeded' ? null : end.error;
-    await this.pool.query({ ...FINISH, values: [this.id, end.status, error, this.attempt, marked ? null : this.seconds()] });
+    await this.pool.query(finish(this.id, end.status, error, this.attempt, marked ? null : this.seconds()));
   }
 }

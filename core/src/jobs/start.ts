@@ -1,6 +1,7 @@
 // Starting a job: check its payload, take the one-at-a-time slot, and enqueue it in the caller's transaction.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rawQueryOn } from '../db/orm.js';
+import { prepared, sql } from '../db/sql.js';
 import { badRequest, conflict } from '../http/errors.js';
 import type { ModuleRegistry, StartedJob, StartOptions } from '../core-services.js';
 import { payloadProblem } from './payload.js';
@@ -28,24 +29,23 @@ export async function startJob(
   // One statement, on the caller's transaction when it has one (a rollback drops the run and the job together):
   // the run takes the one-at-a-time slot or, when the partial unique index job_runs_once says another queued or
   // running run holds it, inserts nothing, so add_job is not called and the caller's transaction stays usable.
-  const rows = await rawQueryOn(em)<{ id: string }>({
-    ...ENQUEUE,
-    values: [orgId, name, scopeKey, JSON.stringify(payload), (options.runAt ?? new Date()).toISOString(), job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS],
-  });
+  const rows = await rawQueryOn(em)<{ id: string }>(enqueue({
+    orgId, name, scopeKey, payload: JSON.stringify(payload), runAt: (options.runAt ?? new Date()).toISOString(), maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+  }));
   if (rows.length === 0) {
     throw conflict(`${name} is already running${orgId != null ? ' for this org' : ''}; wait for it to finish`, 'job_running', { job: name });
   }
   return { runId: Number(rows[0]!.id), name, scopeKey };
 }
 
-const ENQUEUE = {
-  name: 'quad_job_enqueue',
-  text: `with run as (
-  insert into job_runs (organization_id, name, scope_key, status, payload) values ($1::int, $2, $3, 'queued', $4::jsonb)
-  on conflict (name, scope_key) where scope_key is not null and status in ('queued', 'running') do nothing
-  returning id
-)
-select run.id from run, graphile_worker.add_job($2,
-  ($4::jsonb || jsonb_build_object('${RUN_ID}', run.id, '${RUN_ORG}', $1::int))::json,
-  run_at => $5::timestamptz, max_attempts => $6) as job`,
-};
+interface Enqueued { orgId: number | null; name: string; scopeKey: string | null; payload: string; runAt: string; maxAttempts: number }
+
+const enqueue = (run: Enqueued) => prepared('quad_job_enqueue', sql`
+  with run as (
+    insert into job_runs (organization_id, name, scope_key, status, payload) values (${run.orgId}::int, ${run.name}, ${run.scopeKey}, 'queued', ${run.payload}::jsonb)
+    on conflict (name, scope_key) where scope_key is not null and status in ('queued', 'running') do nothing
+    returning id
+  )
+  select run.id from run, graphile_worker.add_job(${run.name}::text,
+    (${run.payload}::jsonb || jsonb_build_object(${RUN_ID}::text, run.id, ${RUN_ORG}::text, ${run.orgId}::int))::json,
+    run_at => ${run.runAt}::timestamptz, max_attempts => ${run.maxAttempts}::int) as job`);

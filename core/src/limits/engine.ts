@@ -7,7 +7,9 @@ import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config/load.js';
 import { conflict, tooManyRequests } from '../http/errors.js';
 import type { PgListener } from '../db/listener.js';
-import { forkBoundTo, rawQueryOn, type RawQuery } from '../db/orm.js';
+import { forkBoundTo, type RawQuery } from '../db/orm.js';
+import { orgDbFor } from '../db/org-db.js';
+import { prepared, sql } from '../db/sql.js';
 import type { QuadEntityManager } from '../db/entity-manager.js';
 import type {
   CountUse, PendingRateUse, LimitKind, LimitReportEntry, LimitsService, LimitValue, LimitWindow, ModuleRegistry, OverrideValue, RateUse,
@@ -24,6 +26,12 @@ const OVERRIDES_MAX_ORGS = 10_000;
 
 /** Largest value a limit or counter holds (PostgreSQL integer). */
 export const MAX_LIMIT = 2_147_483_647;
+
+/**
+ * Below this share of a rate limit's value, checkRate trusts the use this process last saw counted in the window
+ * (the count a commit answered) and reads nothing (see checkRate).
+ */
+const TRUSTED_SHARE = 0.5;
 
 /** Use at or above this share of the value marks a limit as near (superadmin list). */
 export const NEAR_LIMIT_SHARE = 0.8;
@@ -73,6 +81,8 @@ export class LimitsEngine implements LimitsService {
   private listener: PgListener | null = null;
   /** Bumped by every drop: a read that started before a drop does not store what it read. */
   private generation = 0;
+  /** Per org and rate key, the use last seen counted (by any process) and the window it was in. */
+  private readonly seenUse = new LRUCache<string, { windowStart: number; use: number }>({ max: OVERRIDES_MAX_ORGS });
 
   constructor(readonly registry: ModuleRegistry, readonly raw: (name: string) => unknown, options: LimitsEngineOptions = {}) {
     this.now = options.now ?? (() => new Date());
@@ -164,9 +174,9 @@ export class LimitsEngine implements LimitsService {
 
   /** The org's overrides (org_limits rows) by key; a null value is "no limit". */
   async overrides(em: EntityManager, orgId: number, key?: string): Promise<Map<string, OverrideValue>> {
-    const rows: { key: string; value: number | null }[] = key === undefined
-      ? await em.execute('select key, value from org_limits where organization_id = ?', [orgId])
-      : await em.execute('select key, value from org_limits where organization_id = ? and key = ?', [orgId, key]);
+    const db = orgDbFor(em, orgId);
+    const rows = await db.sql<{ key: string; value: number | null }>`
+      select key, value from org_limits where ${db.inOrg()}${key === undefined ? sql`` : sql` and key = ${key}`}`;
     return new Map(rows.map((r) => [r.key, r.value]));
   }
 
@@ -199,23 +209,28 @@ export class LimitsEngine implements LimitsService {
     };
     if (amount === 0) return { use: await this.rateUse(em, orgId, key, start), value, window, window_start: start, resets_at: end };
     if (value !== null && amount > value) throw refuse();
-    const rows: { count: number }[] = await em.execute(
-      `insert into usage_counters (organization_id, key, window_start, count) values (?, ?, ?::timestamptz, ?)
-       on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
-       ${value === null ? '' : 'where usage_counters.count + excluded.count <= ?'}
-       returning count`,
-      value === null ? [orgId, key, start.toISOString(), amount] : [orgId, key, start.toISOString(), amount, value],
-    );
-    if (!rows.length) throw refuse();
+    const db = orgDbFor(em, orgId);
+    const rows = await db.sql<{ count: number }>`
+      insert into usage_counters (organization_id, key, window_start, count) values (${db.org}, ${key}, ${start.toISOString()}::timestamptz, ${amount})
+      on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
+      ${value === null ? sql`` : sql`where usage_counters.count + excluded.count <= ${value}`}
+      returning count`;
+    if (!rows.length) {
+      this.saw(orgId, key, start, value!);
+      throw refuse();
+    }
+    this.saw(orgId, key, start, Number(rows[0].count));
     return { use: Number(rows[0].count), value, window, window_start: start, resets_at: end };
   }
 
   /**
-   * For a call that counts at its end (tool calls): does `amount` more fit in the current window? Read without a
-   * lock and outside any transaction (a prepared statement on the pool; `em` serves the limit's value), so nothing
-   * waits; refuses with 429 (`rate_limited`) when it does not, and counts nothing. The use is counted by
-   * commitRate, which checks again under the row lock: this check only spares running a call that could not be
-   * counted.
+   * For a call that counts at its end (tool calls): does `amount` more fit in the current window? Refuses with 429
+   * (`rate_limited`) when it does not, and counts nothing. The use is counted by commitRate, which checks again
+   * under the row lock: this check only spares running a call that could not be counted, so it may be out of date.
+   * While the use this process last saw counted in the window (a commit's answer) is below half the value, it is
+   * trusted and nothing is read: other processes would have to make half the limit's calls since then for the call
+   * to run and be refused. Otherwise the use is read without a lock, as one prepared statement outside the call's
+   * transaction (`em` serves it and the limit's value), so nothing waits.
    */
   async checkRate(em: EntityManager, orgId: number, key: string, amount = 1): Promise<PendingRateUse> {
     const decl = this.declOf(key, 'rate', 'checkRate');
@@ -227,13 +242,20 @@ export class LimitsEngine implements LimitsService {
     };
     if (pending.value === null) return pending;
     if (amount > pending.value) throw this.rateRefusal(pending);
-    const [row] = await rawQueryOn(em)<{ count: number }>({
-      name: 'quad_rate_use',
-      text: 'select count from usage_counters where organization_id = $1 and key = $2 and window_start = $3',
-      values: [orgId, key, pending.window_start.toISOString()],
-    });
-    if ((row ? Number(row.count) : 0) + amount > pending.value) throw this.rateRefusal(pending);
+    const seen = this.seenUse.get(`${orgId}:${key}`);
+    if (seen?.windowStart === pending.window_start.getTime() && seen.use + amount <= pending.value * TRUSTED_SHARE) return pending;
+    const db = orgDbFor(em, orgId);
+    const { rows: [row] } = await db.prepared<{ count: number }>(prepared('quad_rate_use', sql`
+      select count from usage_counters where ${db.inOrg()} and key = ${key} and window_start = ${pending.window_start.toISOString()}`));
+    const use = row ? Number(row.count) : 0;
+    this.saw(orgId, key, pending.window_start, use);
+    if (use + amount > pending.value) throw this.rateRefusal(pending);
     return pending;
+  }
+
+  /** Remember the use of a rate key seen counted in a window (checkRate's trust). */
+  private saw(orgId: number, key: string, windowStart: Date, use: number) {
+    this.seenUse.set(`${orgId}:${key}`, { windowStart: windowStart.getTime(), use });
   }
 
   /**
@@ -245,15 +267,17 @@ export class LimitsEngine implements LimitsService {
    */
   async commitRate(query: RawQuery, pending: PendingRateUse): Promise<RateUse> {
     const { orgId, key, amount, value, window } = pending;
-    const rows = await query<{ count: number }>({
-      name: 'quad_rate_commit',
-      text: `insert into usage_counters (organization_id, key, window_start, count) values ($1, $2, $3, $4)
-       on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
-       where $5::integer is null or usage_counters.count + excluded.count <= $5
-       returning count`,
-      values: [orgId, key, pending.window_start.toISOString(), amount, value],
-    });
-    if (!rows.length) throw this.rateRefusal(pending);
+    const rows = await query<{ count: number }>(prepared('quad_rate_commit', sql`
+      insert into usage_counters (organization_id, key, window_start, count) values (${orgId}, ${key}, ${pending.window_start.toISOString()}, ${amount})
+      on conflict (organization_id, key, window_start) do update set count = usage_counters.count + excluded.count
+      where ${value}::integer is null or usage_counters.count + excluded.count <= ${value}::integer
+      returning count`));
+    if (!rows.length) {
+      // Full, as far as this process knows: the next check reads again.
+      if (value !== null) this.saw(orgId, key, pending.window_start, value);
+      throw this.rateRefusal(pending);
+    }
+    this.saw(orgId, key, pending.window_start, Number(rows[0].count));
     return { use: Number(rows[0].count), value, window, window_start: pending.window_start, resets_at: pending.resets_at };
   }
 
@@ -306,11 +330,10 @@ export class LimitsEngine implements LimitsService {
   }
 
   private async rateUse(em: EntityManager, orgId: number, key: string, start: Date): Promise<number> {
-    const rows: { count: number }[] = await em.execute(
-      'select count from usage_counters where organization_id = ? and key = ? and window_start = ?::timestamptz',
-      [orgId, key, start.toISOString()],
-    );
-    return rows.length ? Number(rows[0].count) : 0;
+    const db = orgDbFor(em, orgId);
+    const row = await db.one<{ count: number }>`
+      select count from usage_counters where ${db.inOrg()} and key = ${key} and window_start = ${start.toISOString()}::timestamptz`;
+    return row ? Number(row.count) : 0;
   }
 
   /** Every limit of the modules that are on for the org, with its value, where the value comes from and the use. */
@@ -320,11 +343,10 @@ export class LimitsEngine implements LimitsService {
     const overrides = await this.overrides(em, org.id);
     const now = this.now();
     // Every current window starts on or after the current day's start: one read for all rate counters.
-    const counters: { key: string; window_start: Date | string; count: number }[] = decls.some((d) => d.kind === 'rate')
-      ? await em.execute(
-        'select key, window_start, count from usage_counters where organization_id = ? and window_start >= ?::timestamptz',
-        [org.id, windowStart('day', now).toISOString()],
-      )
+    const db = orgDbFor(em, org.id);
+    const counters = decls.some((d) => d.kind === 'rate')
+      ? await db.sql<{ key: string; window_start: Date | string; count: number }>`
+        select key, window_start, count from usage_counters where ${db.inOrg()} and window_start >= ${windowStart('day', now).toISOString()}::timestamptz`
       : [];
     const counted = new Map(counters.map((c) => [`${c.key}@${new Date(c.window_start).getTime()}`, Number(c.count)]));
     const entries: LimitReportEntry[] = [];
@@ -364,24 +386,21 @@ export class LimitsEngine implements LimitsService {
     const keys = Object.keys(changes);
     keys.forEach((key) => this.decl(key));
     if (!keys.length) return [];
-    const before: { key: string; value: number | null }[] = await em.execute(
-      `select key, value from org_limits where organization_id = ? and key in (${keys.map(() => '?').join(', ')}) for update`,
-      [orgId, ...keys],
-    );
+    const db = orgDbFor(em, orgId);
+    const before = await db.sql<{ key: string; value: number | null }>`
+      select key, value from org_limits where ${db.inOrg()} and key = any(${keys}::text[]) for update`;
     const old = new Map(before.map((r) => [r.key, r.value]));
     const applied: { key: string; from: OverrideValue | 'default'; to: OverrideValue | 'default' }[] = [];
     for (const key of keys) {
       const to = changes[key];
       const from = old.has(key) ? old.get(key)! : 'default';
       if (to === 'default') {
-        await em.execute('delete from org_limits where organization_id = ? and key = ?', [orgId, key]);
+        await db.run`delete from org_limits where ${db.inOrg()} and key = ${key}`;
       } else {
         if (to !== null && !(Number.isInteger(to) && to >= 0 && to <= MAX_LIMIT)) throw new Error(`limits: bad override for "${key}": ${to}`);
-        await em.execute(
-          `insert into org_limits (organization_id, key, value, updated_by) values (?, ?, ?, ?)
-           on conflict (organization_id, key) do update set value = excluded.value, updated_by = excluded.updated_by, updated_at = now()`,
-          [orgId, key, to, actor],
-        );
+        await db.run`
+          insert into org_limits (organization_id, key, value, updated_by) values (${db.org}, ${key}, ${to}, ${actor})
+          on conflict (organization_id, key) do update set value = excluded.value, updated_by = excluded.updated_by, updated_at = now()`;
       }
       if (from !== to) applied.push({ key, from, to });
     }
