@@ -1,6 +1,7 @@
 // Job runs as officers see them: a short run goes from queued to its end, a long one shows running while it goes
 // on, a late running mark never undoes the run's end, a retry waits queued, and the org handed to a handler is an
-// entity of the run's fork. A cron tick is one row across its attempts, failed for good when its worker died.
+// entity of the run's fork. A cron tick is one row across its attempts, failed for good when its worker died; an org's
+// run lost so is announced as job.failed to handlers with the org's handle.
 import t from 'tap';
 import { defineJob, defineModule } from '@quad/core';
 import { startTestApp } from '@quad/core/testing';
@@ -52,6 +53,7 @@ const probe = defineModule({
       },
     }),
     defineJob({ name: 'probe.tick', async handler() {} }),
+    defineJob({ name: 'probe.lost', async handler() {} }),
     defineJob({
       name: 'probe.flakytick', maxAttempts: 2,
       async handler({ attempt }) {
@@ -59,7 +61,17 @@ const probe = defineModule({
       },
     }),
   ],
+  eventHandlers: [{
+    events: ['job.failed'],
+    async handler({ db }, event) {
+      const row = await db.one<{ n: number }>`select count(*)::int as n from job_runs where ${db.inOrg()} and status = 'failed'`;
+      announced.push({ org: db.org, job: String(event.data.job), failedRuns: row!.n });
+    },
+  }],
 });
+
+/** What the job.failed handler saw, through its org's handle. */
+const announced: { org: number; job: string; failedRuns: number }[] = [];
 
 t.test('job runs', async (t) => {
   // Sweeps often, for the dead worker's cron tick below.
@@ -169,5 +181,17 @@ t.test('job runs', async (t) => {
     t.ok(failed.finished_at, 'it has ended');
     t.same(await sql('select locked_by, attempts >= max_attempts as exhausted from graphile_worker._private_jobs where id = ?', [jobId]),
       [{ locked_by: null, exhausted: true }], 'the job is unlocked and failed for good: it will not run again');
+  });
+
+  t.test('an org\'s run whose worker died on its last attempt is announced to handlers, which get the org\'s handle', async (t) => {
+    const other = await quad.createOrg({ prefix: 'ieee', modules: { probe: true } });
+    const { runId: otherRun } = await quad.services.startJob(em(), 'probe.lost', {}, { orgId: other.id, runAt: new Date(Date.now() + 3_600_000) });
+    await sql("update job_runs set status = 'failed' where id = ?", [otherRun]);
+    const { runId } = await quad.services.startJob(em(), 'probe.lost', {}, { orgId: org.id, runAt: new Date(Date.now() + 3_600_000) });
+    await sql(`update graphile_worker._private_jobs set locked_by = 'dead-worker', locked_at = now(), attempts = max_attempts
+      where payload->>'__quad_run' = ?`, [String(runId)]);
+    const seen = await waitFor(async () => announced.find((a) => a.job === 'probe.lost') ?? null, 'the sweep to announce the lost run');
+    t.same(seen, { org: org.id, job: 'probe.lost', failedRuns: 1 }, 'the handler read its own org\'s runs only (the other org has a failed one too)');
+    t.equal((await runRow(runId)).status, 'failed');
   });
 });

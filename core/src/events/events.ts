@@ -9,7 +9,7 @@ import { ORG_FILTER } from '../db/org-owned.js';
 import type { Registry } from '../modules/registry.js';
 import type { EmittedEvent } from '../modules/types.js';
 import type { AcrossOrgsDb, CoreServices, EventInput } from '../core-services.js';
-import { orgDbFor, withDb } from '../db/org-db.js';
+import { orgDbFor, type OrgDb } from '../db/org-db.js';
 
 /** Events kept per org; older ones are dropped as new ones arrive. Problems do not count. */
 export const EVENTS_KEPT_PER_ORG = 200;
@@ -104,7 +104,10 @@ export class EventPipeline {
         // A nested transactional() is a savepoint: a failing handler takes back only its own writes.
         await em.transactional(async (sp) => {
           sp.setFilterParams(ORG_FILTER, { orgId: event.orgId });
-          await handler(withDb({ em: sp, services, log }), event);
+          // The event's org's handle, also where the emitter is the cross-org path (a run lost with its worker is
+          // announced in the sweep's transaction): its conditions then keep the handler to the org.
+          let db: OrgDb | undefined;
+          await handler({ em: sp, services, log, get db() { return (db ??= orgDbFor(sp, event.orgId)); } }, event);
         });
       } catch (err) {
         const line = `event handler of module ${module} failed for ${event.kind} (event ${event.id}): ${err instanceof Error ? err.message : String(err)}`;
