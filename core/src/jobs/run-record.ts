@@ -1,7 +1,8 @@
 // A run's job_runs row as the worker keeps it. A run that ends quickly goes from queued to its end in one statement,
 // which also writes when it started; one still going after RUNNING_AFTER_MS is marked running first, so officers
 // see long runs as running. Times come from the database's clock (the start is its `now()` minus the time the run
-// took, measured here), so started_at <= finished_at whatever the process's clock says.
+// took, measured here), so started_at <= finished_at whatever the process's clock says. The records are written on
+// the worker's own pool, as the tables' owner (like graphile-worker's queue): the worker keeps every org's runs.
 import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { createPool, endPool } from '../db/pool.js';
