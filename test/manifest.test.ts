@@ -88,6 +88,8 @@ const refusals: [string, ModuleManifest[], RegExp][] = [
   ['a migration table not declared in tables', [{ ...base, migrations: fixture('outside-migrations') }], /^Plugin "demo": migrations\/0001_things\.sql: table "loose_things" is not declared in tables/],
   ['a tenancy that is none of org, shared and global', [{ ...base, tables: { demo_rows: 'private' as never } }], /^Plugin "demo": tables\.demo_rows: |^Plugin "demo": tables\/demo_rows: /],
   ['a table name that is not a table name', [{ ...base, tables: { 'Demo Rows': 'org' } }], /^Plugin "demo": tables/],
+  ['public rows of a global table', [{ ...base, tables: { demo_rows: { tenancy: 'global' as never, public: 'public' } } }], /^Plugin "demo": tables\.demo_rows|^Plugin "demo": tables\/demo_rows/],
+  ['a public column that is not a column name', [{ ...base, tables: { demo_rows: { tenancy: 'org', public: 'Public; drop' } } }], /^Plugin "demo": tables\.demo_rows|^Plugin "demo": tables\/demo_rows/],
   ['an event kind outside the namespace', [{ ...base, events: ['order.created'] }], /^Plugin "demo": events\[0\]: event kind "order\.created" is outside the module's namespace "demo\.\*"/],
   ['a setting outside the namespace', [{ ...base, settings: Type.Object({ GREETING: Type.String({ default: 'hi' }) }) }], /^Plugin "demo": settings\.GREETING: setting "GREETING" is outside the module's namespace "DEMO_\*"/],
   ['a declared core table', [{ ...base, tables: { users: 'global' }, entities: [entity('users')] }], /^Plugin "demo": tables\.users: table "users" is owned by the core already/],
@@ -133,7 +135,7 @@ t.test('an unknown policy or an undeclared machine scope refuses boot', async (t
 t.test('claimed and namespaced names are accepted', async (t) => {
   const registry = build({
     ...base, coreVersion: `^${VERSION}`, entities: [entity('demo_rows'), entity('demo'), entity('products')],
-    tables: { demo_rows: 'org', demo: 'global', products: 'shared' },
+    tables: { demo_rows: { tenancy: 'org', public: 'public' }, demo: 'global', products: 'shared' },
     events: ['demo.done', 'order.created'], settings: Type.Object({ DEMO_GREETING: Type.String({ default: 'hi' }), GREETING: Type.String({ default: 'hi' }) }),
     claims: { events: ['order.created'], settings: ['GREETING'] },
   });

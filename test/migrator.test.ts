@@ -69,15 +69,21 @@ t.test('a failing migration is rolled back whole and named', async (t) => {
   t.equal(recorded.rows[0].n, 0);
 });
 
-t.test('after the migrations, every declared table exists and an org table has its organization_id', async (t) => {
+t.test('after the migrations, every declared table exists, an org table has its organization_id and a public column is a boolean', async (t) => {
   const url = await freshDatabase(t);
   const d = mkdtempSync(join(tmpdir(), 'quad-mig-'));
-  writeFileSync(join(d, '0001_loose.sql'), 'create table loose_rows (id int); create table loose_log (id int, organization_id int);');
+  writeFileSync(join(d, '0001_loose.sql'), `create table loose_rows (id int); create table loose_log (id int, organization_id int);
+    create table loose_pages (id int, organization_id int, public boolean, shown text); create table loose_notes (id int, organization_id int);`);
   const loose = defineModule({ name: 'loose', title: 'L', description: 'd', category: 'c', migrations: d,
-    tables: { loose_rows: 'org', loose_log: 'shared', loose_gone: 'global' } });
+    tables: {
+      loose_rows: 'org', loose_log: 'shared', loose_gone: 'global',
+      loose_pages: { tenancy: 'org', public: 'shown' }, loose_notes: { tenancy: 'shared', public: 'public' },
+    } });
   await t.rejects(migrate(url, new Registry([...CORE_MODULES, loose]).modules), {
     message: 'The manifests\' tables do not match the database:\n'
       + 'Plugin "loose": tables.loose_rows: an org table needs an organization_id column (or declare it global)\n'
-      + 'Plugin "loose": tables.loose_gone: no such table after the migrations',
+      + 'Plugin "loose": tables.loose_gone: no such table after the migrations\n'
+      + 'Plugin "loose": tables.loose_pages: public: "shown" is not a boolean column of the table\n'
+      + 'Plugin "loose": tables.loose_notes: public: "public" is not a boolean column of the table',
   });
 });

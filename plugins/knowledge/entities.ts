@@ -1,5 +1,5 @@
 // The knowledge tables as MikroORM entities (migrations/0001): sources, their versions and chunks. The routes read
-// and write them with SQL (bulk chunk inserts, vectors, the stored tsvector, cross-org public reads); these
+// and write them with SQL (bulk chunk inserts, vectors, the stored tsvector, other orgs' public rows); these
 // definitions keep the tables known to the ORM and its org filter for simple reads. Shared pages of submodules
 // (migrations/0005) are rows of these tables with no org: the org filter never selects them, and only SQL reads them.
 import { defineOrgEntity, p } from '@quad/core';
@@ -26,6 +26,8 @@ export const KnowledgeVersion = defineOrgEntity({
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     sourceId: p.integer(),
+    /** Its source's flag (migrations/0006: the foreign key on (source_id, public) keeps it equal). */
+    public: p.boolean().default(false),
     contentHash: p.string(),
     embeddingModel: p.string().nullable(),
     chunkCount: p.integer(),
@@ -40,6 +42,8 @@ export const KnowledgeChunk = defineOrgEntity({
   properties: {
     id: p.bigint('number').primary().autoincrement(),
     sourceId: p.integer(),
+    /** Its source's flag, like the version's. */
+    public: p.boolean().default(false),
     versionId: p.bigint('number'),
     ordinal: p.integer(),
     level: p.integer().default(0),

@@ -76,7 +76,14 @@ export default defineModule({
     // integrations.ts: renders https://example.com/.
     test: testRender,
   }],
-  tables: { knowledge_sources: 'shared', knowledge_versions: 'shared', knowledge_chunks: 'shared', knowledge_crawls: 'shared', knowledge_runs: 'org' },
+  // Public sources, with their versions and passages (each carries the source's flag), are read by every org.
+  tables: {
+    knowledge_sources: { tenancy: 'shared', public: 'public' },
+    knowledge_versions: { tenancy: 'shared', public: 'public' },
+    knowledge_chunks: { tenancy: 'shared', public: 'public' },
+    knowledge_crawls: 'shared',
+    knowledge_runs: 'org',
+  },
   entities: [KnowledgeSource, KnowledgeVersion, KnowledgeChunk],
   migrations: new URL('./migrations/', import.meta.url),
   // routes/api.ts: the machine API under /api/knowledge; routes/dashboard.ts: the officer routes.

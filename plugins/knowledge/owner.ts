@@ -1,8 +1,9 @@
 // Whose a knowledge row is (sources, crawl records, versions, passages): an org's, or a submodule's shared page
 // (migrations/0005), which has no org — organization_id null, shared_scope the submodule's name —, counts against no
 // org limit and is never public. Queries name the owner through an OwnerDb, so no org-scoped query meets a shared
-// row. Row-level security (the tables are `shared`) lets an org-bound statement read the shared rows but write only
-// its org's: an org's rows are reached on its org-bound handle, a shared page's on the cross-org path.
+// row. Row-level security (the tables are `shared`, with `public` rows) lets an org-bound statement read the shared
+// rows and other orgs' public ones but write only its org's: an org's rows are reached on its org-bound handle, a
+// shared page's on the cross-org path.
 import { sql, type AcrossOrgsDb, type CoreServices, type OrgDb, type SqlFragment } from '@quad/core';
 
 /** A handle that runs statements: an org's (org-bound) or the cross-org path's. */
@@ -49,9 +50,10 @@ export const SUBMODULE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /**
  * The condition that a row of `alias` is a shared page of one of `submodules` (none: no row). `shared_scope is not
- * null` lets the planner take the partial indexes of shared rows.
+ * null` lets the planner take the partial indexes of shared rows; `= any` of an array (not `in` a subquery) is
+ * leakproof, so under row-level security it may still be an index condition.
  */
 export function sharedIn(submodules: string[], alias: string): SqlFragment {
   const a = sql.identifier(alias);
-  return sql`(${a}.shared_scope is not null and ${a}.shared_scope in (select jsonb_array_elements_text(${JSON.stringify(submodules)}::jsonb)))`;
+  return sql`(${a}.shared_scope is not null and ${a}.shared_scope = any(${submodules}::text[]))`;
 }

@@ -1,11 +1,11 @@
 // The source reader (GET /api/dashboard/<org>/knowledge/sources/<key> and the tool knowledge.read_source): a
 // source's page text one page at a time, summaries left out, the org's chunk_overlap removed where the rows repeat
 // it. An org reads its own sources, public ones and the shared pages of the submodules it subscribes to (the scope
-// of its search); without its own source of that key, the oldest public one, else a subscribed shared page. Its own
-// and the shared rows are read on the org's handle; another org's public source is not the org's, so row-level
-// security hides it there, and it is read on the cross-org path.
-import { notFound, sql, type CoreServices, type OrgDb, type SqlFragment } from '@quad/core';
-import { sharedIn, type Handle } from './owner.js';
+// of its search); without its own source of that key, the oldest public one, else a subscribed shared page. All of
+// them are read on the org's handle, where row-level security shows the org every one of them (and every shared
+// page): each look-up says which it means.
+import { notFound, sql, type OrgDb, type SqlFragment } from '@quad/core';
+import { sharedIn } from './owner.js';
 import { sourceView, type SourceView } from './sources.js';
 
 export const PAGE_ROWS = 500;
@@ -31,27 +31,21 @@ const SOURCE_SELECT = sql`select s.id, s.organization_id, s.shared_scope, s.orig
   v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
 
-/** Why a read goes across orgs: another org's public source. */
-const PUBLIC_READ_REASON = 'knowledge.read_public';
-
-/** Where the page is read from: the rows of `s` (knowledge_sources) that condition `visible` lets through, on `db`. */
-interface Visible { db: Handle; visible: SqlFragment }
-
 /**
  * `subscribed`: the submodules the org subscribes to (subscriptions.ts), whose shared pages it may read. `overlap`:
  * the org's chunk_overlap (a shared page is split without one).
  */
-export async function readSource(db: OrgDb, services: CoreServices, overlap: number, input: ReadInput, subscribed: string[]): Promise<ReadPage> {
+export async function readSource(db: OrgDb, overlap: number, input: ReadInput, subscribed: string[]): Promise<ReadPage> {
   const own = db.inOrg('s');
   const shared = sharedIn(subscribed, 's');
-  const publicOnes = (work: (visible: Visible) => Promise<ReadPage | null>) =>
-    services.acrossOrgs(PUBLIC_READ_REASON, (all) => work({ db: all, visible: sql`s.public` }));
-  const read = (visible: Visible) => readVisible(visible, db.org, overlap, input);
+  const publicOnes = sql`s.public`;
+  // `visible`: the rows of `s` (knowledge_sources) the look-up may find the source among.
+  const read = (visible: SqlFragment) => readVisible(db, visible, overlap, input);
   const page = input.chunk !== undefined
     // A chunk id names one source: the org's own or a subscribed shared page, else a public one.
-    ? await read({ db, visible: sql`(${own} or ${shared})` }) ?? await publicOnes(read)
+    ? await read(sql`(${own} or ${shared})`) ?? await read(publicOnes)
     // No own source of that key: the oldest public one (the same rule as search), else a subscribed shared page.
-    : await read({ db, visible: own }) ?? await publicOnes(read) ?? await read({ db, visible: shared });
+    : await read(own) ?? await read(publicOnes) ?? await read(shared);
   if (page) return page;
   throw input.chunk !== undefined
     ? notFound(`No passage ${input.chunk} in this org's, public or subscribed sources`, 'chunk_not_found')
@@ -59,15 +53,15 @@ export async function readSource(db: OrgDb, services: CoreServices, overlap: num
 }
 
 /** The page of the source `input` names among the visible ones, or null when none is. */
-async function readVisible(visible: Visible, orgId: number, overlap: number, input: ReadInput): Promise<ReadPage | null> {
-  const found = await locate(visible, input);
-  return found && pageOf(visible.db, found, orgId, overlap, input.offset);
+async function readVisible(db: OrgDb, visible: SqlFragment, overlap: number, input: ReadInput): Promise<ReadPage | null> {
+  const found = await locate(db, visible, input);
+  return found && pageOf(db, found, overlap, input.offset);
 }
 
 interface Located { row: SourceRow; focusOrdinal: number | null }
 
 /** The source of `input.chunk` (and the page-text row to open at), else the oldest of `input.key`, among the visible ones. */
-async function locate({ db, visible }: Visible, input: ReadInput): Promise<Located | null> {
+async function locate(db: OrgDb, visible: SqlFragment, input: ReadInput): Promise<Located | null> {
   if (input.chunk === undefined) {
     const row = await db.one<SourceRow>`${SOURCE_SELECT} where ${visible} and s.key = ${input.key} order by s.created_at, s.id limit 1`;
     return row && { row, focusOrdinal: null };
@@ -81,7 +75,7 @@ async function locate({ db, visible }: Visible, input: ReadInput): Promise<Locat
 }
 
 /** One page of the source's page text, from `offset`, else from its focused row, else from the start. */
-async function pageOf(db: Handle, { row, focusOrdinal }: Located, orgId: number, overlap: number, askedOffset: number | undefined): Promise<ReadPage> {
+async function pageOf(db: OrgDb, { row, focusOrdinal }: Located, overlap: number, askedOffset: number | undefined): Promise<ReadPage> {
   const versionId = row.version_id === null ? null : Number(row.version_id);
   const stats = versionId === null ? { total: 0, chars: 0 } : (await db.one<{ total: number; chars: number }>`
     select count(*)::int as total, coalesce(sum(length(content)), 0)::int as chars from knowledge_chunks where version_id = ${versionId} and level = 0`)!;
@@ -98,7 +92,7 @@ async function pageOf(db: Handle, { row, focusOrdinal }: Located, orgId: number,
   const passages = versionId === null ? [] : await page(db, versionId, offset, row.shared_scope === null ? overlap : 0, row.origin !== 'api');
   const end = offset + passages.length;
   return {
-    source: { ...sourceView(row), own: row.organization_id === orgId, text_chars: stats.chars },
+    source: { ...sourceView(row), own: row.organization_id === db.org, text_chars: stats.chars },
     passages, focus, offset,
     next_offset: end < stats.total ? end : null,
     total: stats.total,
@@ -106,7 +100,7 @@ async function pageOf(db: Handle, { row, focusOrdinal }: Located, orgId: number,
 }
 
 /** The first page-text row below a summary (its own rows first), else the first after it. */
-async function firstRowUnder(db: Handle, versionId: number | string | null, ordinal: number): Promise<number | null> {
+async function firstRowUnder(db: OrgDb, versionId: number | string | null, ordinal: number): Promise<number | null> {
   if (versionId === null) return null;
   const r = await db.one<{ ordinal: number }>`
     select ordinal from knowledge_chunks where version_id = ${versionId} and level = 0 and (parent_ordinal = ${ordinal} or ordinal > ${ordinal})
@@ -121,7 +115,7 @@ const withoutTitle = (content: string) => content.slice(content.indexOf('\n') + 
  * Up to PAGE_ROWS rows or PAGE_CHARS characters (at least one row), with the overlap each row repeats removed, and
  * the title line of each row when the service split the source (`titled`).
  */
-async function page(db: Handle, versionId: number, offset: number, overlap: number, titled: boolean) {
+async function page(db: OrgDb, versionId: number, offset: number, overlap: number, titled: boolean) {
   const rows = await db.sql<{ id: string; ordinal: number; content: string }>`
     select id, ordinal, content from knowledge_chunks where version_id = ${versionId} and level = 0 order by ordinal
     offset ${Math.max(0, offset - 1)} limit ${PAGE_ROWS + (offset > 0 ? 1 : 0)}`;

@@ -3,10 +3,12 @@
 // merged by reciprocal rank fusion with the org's rrf_k; summaries that outrank their rows drop them; a window adds
 // neighbour rows to page-text results. An embedder that fails, or the daily embeddings limit, leaves text search
 // alone: a search never fails for it (`dense` says whether the vector search ran). The scope (searchScope): the org's
-// passages, other orgs' public sources and the shared pages of the submodules the org subscribes to. Other orgs'
-// public rows are not the org's, so row-level security hides them from its handle: the scope's statements run on the
-// cross-org path (one short transaction of reads), after the query is embedded, each naming the org's parts itself.
-import { HttpError, badRequest, sql, type AcrossOrgsDb, type CoreServices, type EntityManager, type OrgSnapshot, type SqlFragment } from '@quad/core';
+// passages, other orgs' public sources and the shared pages of the submodules the org subscribes to, every one of
+// which row-level security shows the org (the tables declare their `public` rows). So a search runs on the org's
+// handle, in one transaction of reads after the query is embedded, each statement naming the parts it means. The
+// text matches come from knowledge_text_matches (migrations/0007), which can take the GIN index where a statement
+// under the policies cannot.
+import { HttpError, badRequest, sql, type CoreServices, type EntityManager, type OrgDb, type OrgSnapshot, type SqlFragment } from '@quad/core';
 import { EMBEDDING_DIMENSIONS, vectorLiteral, type Embedder } from './embeddings.js';
 import { sharedIn } from './owner.js';
 import type { KnowledgeSettings, Mode, OrgKnowledge } from './settings.js';
@@ -49,6 +51,8 @@ export interface SearchExplain {
 
 export interface SearchContext {
   em: EntityManager;
+  /** The org-bound handle of `em`. */
+  db: OrgDb;
   org: OrgSnapshot;
   services: CoreServices;
   settings: OrgKnowledge;
@@ -61,27 +65,26 @@ export interface SearchContext {
 
 /**
  * One part of a search's scope: a condition on `c`, which is `knowledge_chunks` or `knowledge_versions` (the scope's
- * size is summed over versions), so it may name only the columns both have: organization_id, shared_scope and
- * source_id.
+ * size is summed over versions), so it may name only the columns both have: organization_id, shared_scope, public
+ * and source_id. Its operators are leakproof (=, <>, = any), so under row-level security the planner may still
+ * take the part's index.
  */
 export type ScopePart = SqlFragment;
 
 /**
- * The passages a search of `orgId` reads, as disjoint parts: the org's own, those of other orgs' public sources, and
- * the shared pages of the submodules it subscribes to (`submodules`; none without the submodules module). The index
- * path ORs the parts; the exact path (exactSearch) reads each part by its own index. The statements run on the
- * cross-org path, so the org's own part names the org.
+ * The passages a search of `orgId` reads, as disjoint parts: the org's own, other orgs' public ones, and the shared
+ * pages of the submodules it subscribes to (`submodules`; none without the submodules module). The index path ORs
+ * the parts; the exact path (exactSearch) reads each part by its own index. Row-level security would show the org
+ * all three and more (every shared page): each part says which rows it means. knowledge_text_matches
+ * (migrations/0007) reads the same three parts for the text search.
  */
 export function searchScope(orgId: number, submodules: string[] = []): ScopePart[] {
   return [
     sql`c.organization_id = ${orgId}::int`,
-    sql`c.source_id in (select id from knowledge_sources where public and organization_id <> ${orgId}::int)`,
+    sql`(c.public and c.organization_id <> ${orgId}::int)`,
     ...(submodules.length ? [sharedIn(submodules, 'c')] : []),
   ];
 }
-
-/** Why a search reads across orgs: other orgs' public sources are in its scope. */
-const SEARCH_REASON = 'knowledge.search';
 
 const anyOf = (parts: ScopePart[]): SqlFragment => sql`(${sql.join(parts, sql` or `)})`;
 
@@ -108,12 +111,13 @@ export async function search(ctx: SearchContext, input: SearchInput, options: { 
   }
   const n = candidatesFor(topK);
   const mode = settings.mode;
-  const scope = searchScope(ctx.org.id, await subscribedBy(ctx.services, ctx.em, ctx.org.id));
-  // The query is embedded (and counted on the org's handle) before any statement across orgs.
+  const submodules = await subscribedBy(ctx.services, ctx.em, ctx.org.id);
+  const scope = searchScope(ctx.org.id, submodules);
+  // The query is embedded (and counted) before the search's transaction opens: no connection waits on the embedder.
   const query = mode === 'text' || !ctx.vectors ? null : await queryVector(ctx, input);
   const dense = query !== null;
-  const { vectorHits, textIds, fused, rows, kept, windows } = await ctx.services.acrossOrgs(SEARCH_REASON,
-    (all) => findPassages(all, ctx, { scope, input, query, n, topK, window }));
+  const { vectorHits, textIds, fused, rows, kept, windows } = await ctx.db.transaction(
+    (db) => findPassages(db, ctx, { scope, submodules, input, query, n, topK, window }));
   const answer = {
     mode, dense,
     results: kept.map((r) => ({
@@ -136,6 +140,8 @@ export async function search(ctx: SearchContext, input: SearchInput, options: { 
 
 interface Lookup {
   scope: ScopePart[];
+  /** The subscribed submodules, whose shared pages are the scope's third part. */
+  submodules: string[];
   input: SearchInput;
   query: { vector: number[]; model: string } | null;
   /** Candidates of each list. */
@@ -145,14 +151,14 @@ interface Lookup {
 }
 
 /** Both lists, their fusion, the kept rows and their windows: every statement of a search, in one transaction. */
-async function findPassages(all: AcrossOrgsDb, ctx: SearchContext, { scope, input, query, n, topK, window }: Lookup) {
-  const vectorHits = query ? await vectorSearch(all, ctx, scope, input, query, n) : [];
+async function findPassages(db: OrgDb, ctx: SearchContext, { scope, submodules, input, query, n, topK, window }: Lookup) {
+  const vectorHits = query ? await vectorSearch(db, ctx, scope, input, query, n) : [];
   // Mode vector skips the text search only when the vector search ran.
-  const textIds = ctx.settings.mode === 'vector' && query ? [] : await textSearch(all, scope, input, n);
+  const textIds = ctx.settings.mode === 'vector' && query ? [] : await textSearch(db, submodules, input, n);
   const fused = fuse([vectorHits.map((r) => r.id), textIds], ctx.settings.rrf_k);
-  const rows = await details(all, [...fused.keys()]);
+  const rows = await details(db, [...fused.keys()]);
   const kept = dropOutranked(rows, fused).slice(0, topK);
-  const windows = window > 0 ? await neighbours(all, kept.filter((r) => r.level === 0), window) : new Map<number, string>();
+  const windows = window > 0 ? await neighbours(db, kept.filter((r) => r.level === 0), window) : new Map<number, string>();
   return { vectorHits, textIds, fused, rows, kept, windows };
 }
 
@@ -179,13 +185,13 @@ async function queryVector(ctx: SearchContext, input: SearchInput): Promise<{ ve
  * (~5 ms per 12,500 passages, recall 1). Larger scopes take the HNSW index, whose filtered (iterative) scans lose
  * recall as the scope becomes a small slice of the table, and which only wins when the scope is large.
  */
-async function vectorSearch(all: AcrossOrgsDb, ctx: SearchContext, parts: ScopePart[], input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<{ id: number; distance: number }[]> {
+async function vectorSearch(db: OrgDb, ctx: SearchContext, parts: ScopePart[], input: SearchInput, query: { vector: number[]; model: string }, n: number): Promise<{ id: number; distance: number }[]> {
   const search: VectorQuery = { parts, category: categoryPart(input), vector: vectorLiteral(query.vector), model: query.model, n };
-  const large = await scopeSize(all, search) > ctx.deployment.KNOWLEDGE_EXACT_SCAN_MAX;
-  let rows = large ? await indexSearch(all, search) : [];
+  const large = await scopeSize(db, search) > ctx.deployment.KNOWLEDGE_EXACT_SCAN_MAX;
+  let rows = large ? await indexSearch(db, search) : [];
   // An iterative scan ends at its memory and tuple caps (hnsw.scan_mem_multiplier, max_scan_tuples): when the scope
   // is a far, small slice of a much larger table the index path comes back short, and the exact search answers.
-  if (rows.length < n) rows = await exactSearch(all, search);
+  if (rows.length < n) rows = await exactSearch(db, search);
   // relaxed_order may return rows slightly out of order: sort, then drop the far ones.
   return rows.map((r) => ({ id: Number(r.id), distance: Number(r.distance) }))
     .filter((r) => r.distance <= ctx.settings.max_distance)
@@ -196,8 +202,8 @@ interface VectorQuery { parts: ScopePart[]; category: SqlFragment; vector: strin
 type VectorRow = { id: string; distance: number };
 
 /** Passages with vectors of the model in scope: summed over the versions (a source has one), not counted. */
-async function scopeSize(all: AcrossOrgsDb, q: VectorQuery): Promise<number> {
-  const row = await all.one<{ n: string }>`
+async function scopeSize(db: OrgDb, q: VectorQuery): Promise<number> {
+  const row = await db.one<{ n: string }>`
     select coalesce(sum(c.chunk_count), 0) as n from knowledge_versions c where c.embedding_model = ${q.model} and ${anyOf(q.parts)} ${q.category}`;
   return Number(row!.n);
 }
@@ -208,21 +214,21 @@ async function scopeSize(all: AcrossOrgsDb, q: VectorQuery): Promise<number> {
  */
 const efSearch = (n: number) => Math.min(1000, Math.max(200, 4 * n));
 
-async function indexSearch(all: AcrossOrgsDb, q: VectorQuery): Promise<VectorRow[]> {
+async function indexSearch(db: OrgDb, q: VectorQuery): Promise<VectorRow[]> {
   // The settings below last to the end of a transaction; rolled back to this savepoint, they leave the search's
   // later statements (the text search sorts) as they were.
-  await all.run`savepoint knowledge_index_search`;
+  await db.run`savepoint knowledge_index_search`;
   // Filtered HNSW scans stop at ef_search candidates; iterative scans go on until the filter leaves enough rows.
-  await all.run`set local hnsw.iterative_scan = relaxed_order`;
-  await all.run`select set_config('hnsw.ef_search', ${String(efSearch(q.n))}, true)`;
+  await db.run`set local hnsw.iterative_scan = relaxed_order`;
+  await db.run`select set_config('hnsw.ef_search', ${String(efSearch(q.n))}, true)`;
   // The planner costs neither TOAST reads nor 1024-d distances, so for a large scope it prefers to sort a scan of
   // every row in it (~10× slower at 200,000 passages). Without a sort to choose, only the HNSW index orders.
-  await all.run`set local enable_sort = off`;
-  const rows = await all.sql<VectorRow>`
+  await db.run`set local enable_sort = off`;
+  const rows = await db.sql<VectorRow>`
     select c.id, c.embedding <=> ${q.vector}::vector as distance from knowledge_chunks c
     where c.embedding is not null and c.embedding_model = ${q.model} and ${anyOf(q.parts)} ${q.category}
     order by c.embedding <=> ${q.vector}::vector limit ${q.n}`;
-  await all.run`rollback to savepoint knowledge_index_search`;
+  await db.run`rollback to savepoint knowledge_index_search`;
   return rows;
 }
 
@@ -234,12 +240,12 @@ const rerankDepth = (n: number) => Math.min(1000, Math.max(100, 2 * n));
  * so no TOAST reads), each part through its own index; the nearest re-ranked by true cosine distance, which reads
  * their vectors.
  */
-async function exactSearch(all: AcrossOrgsDb, q: VectorQuery): Promise<VectorRow[]> {
+async function exactSearch(db: OrgDb, q: VectorQuery): Promise<VectorRow[]> {
   const depth = rerankDepth(q.n);
   const candidates = sql.join(q.parts.map((part) => sql`(select c.id, c.embedding_bits <~> binary_quantize(${q.vector}::vector) as hamming from knowledge_chunks c
      where c.embedding is not null and c.embedding_model = ${q.model} and ${part} ${q.category}
      order by hamming limit ${depth})`), sql` union all `);
-  return all.sql<VectorRow>`
+  return db.sql<VectorRow>`
     select c.id, c.embedding <=> ${q.vector}::vector as distance
     from (select id from (${candidates}) u order by hamming limit ${depth}) x join knowledge_chunks c on c.id = x.id
     order by distance limit ${q.n}`;
@@ -252,15 +258,14 @@ async function exactSearch(all: AcrossOrgsDb, q: VectorQuery): Promise<VectorRow
  */
 export const TEXT_RANK_CAP = 10_000;
 
-async function textSearch(all: AcrossOrgsDb, parts: ScopePart[], input: SearchInput, n: number): Promise<number[]> {
-  const category = categoryPart(input);
-  // The stored, GIN-indexed tsv column: the query's text is parsed once, passages never per query. Each part is
-  // matched on its own, so the planner can take its index (a small org's rows) rather than a common word's matches
-  // across every org; the first TEXT_RANK_CAP matches of each part are ranked.
-  const matches = sql.join(parts.map((part) => sql`(select c.id, c.tsv from knowledge_chunks c
-     where c.tsv @@ websearch_to_tsquery('english', ${input.query}) and ${part} ${category} limit ${TEXT_RANK_CAP})`), sql` union all `);
-  const rows = await all.sql<{ id: string }>`
-    select m.id from (${matches}) m order by ts_rank_cd(m.tsv, websearch_to_tsquery('english', ${input.query})) desc, m.id limit ${n}`;
+async function textSearch(db: OrgDb, submodules: string[], input: SearchInput, n: number): Promise<number[]> {
+  // The stored, GIN-indexed tsv column: the query's text is parsed once, passages never per query. The function
+  // matches each part of the scope on its own, so the planner can take its index (a small org's rows) rather than a
+  // common word's matches across every org; the first TEXT_RANK_CAP matches of each part are ranked here. It answers
+  // only passages the org may read, and the fused ones are read again under the policies (details).
+  const rows = await db.sql<{ id: string }>`
+    select m.id from knowledge_text_matches(websearch_to_tsquery('english', ${input.query}), ${submodules}::text[], ${input.category ?? null}::text, ${TEXT_RANK_CAP}) m
+    order by ts_rank_cd(m.tsv, websearch_to_tsquery('english', ${input.query})) desc, m.id limit ${n}`;
   return rows.map((r) => Number(r.id));
 }
 
@@ -276,9 +281,9 @@ interface Row {
   key: string; title: string; url: string; category: string; public: boolean; fetched_at: Date;
 }
 
-async function details(all: AcrossOrgsDb, ids: number[]): Promise<Row[]> {
+async function details(db: OrgDb, ids: number[]): Promise<Row[]> {
   if (!ids.length) return [];
-  const rows = await all.sql<Omit<Row, 'id' | 'version_id'> & { id: string; version_id: string }>`
+  const rows = await db.sql<Omit<Row, 'id' | 'version_id'> & { id: string; version_id: string }>`
     select c.id, c.version_id, c.ordinal, c.level, c.parent_ordinal, c.content, s.key, s.title, s.url, s.category, s.public, v.created_at as fetched_at
     from knowledge_chunks c join knowledge_sources s on s.id = c.source_id join knowledge_versions v on v.id = c.version_id
     where c.id in (select unnest(string_to_array(${ids.join(',')}, ',')::bigint[]))`;
@@ -304,10 +309,10 @@ function dropOutranked(rows: Row[], fused: Map<number, number>): Row[] {
 }
 
 /** For each page-text result, its text with `window` page-text rows on each side, in ordinal order. */
-async function neighbours(all: AcrossOrgsDb, rows: Row[], window: number): Promise<Map<number, string>> {
+async function neighbours(db: OrgDb, rows: Row[], window: number): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   for (const row of rows) {
-    const around = await all.sql<{ ordinal: number; content: string }>`
+    const around = await db.sql<{ ordinal: number; content: string }>`
       (select ordinal, content from knowledge_chunks where version_id = ${row.version_id} and level = 0 and ordinal < ${row.ordinal} order by ordinal desc limit ${window})
       union all
       (select ordinal, content from knowledge_chunks where version_id = ${row.version_id} and level = 0 and ordinal > ${row.ordinal} order by ordinal limit ${window})`;

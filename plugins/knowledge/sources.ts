@@ -275,13 +275,15 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
     // The old version goes with its chunks (cascade) before the new one counts against knowledge.passages.
     await tx.run`delete from knowledge_versions where ${owner.owns()} and source_id = ${sourceId}`;
     if (chunks.length && org) await services.limits.reserve(tx.em, org.id, 'knowledge.passages', chunks.length);
+    // The source's flag first, so the new version and chunks are written with their copy of it (the foreign keys
+    // refuse any other) and a change of it has no rows to carry over.
+    const isPublic = await updateMeta(tx, owner, sourceId, meta);
     const version = await tx.one<{ id: string }>`
-      insert into knowledge_versions (organization_id, shared_scope, source_id, content_hash, embedding_model, chunk_count)
-      values (${owner.ownerValues}, ${sourceId}, ${hash!}, ${vectors && ctx.vectors ? model : null}::text, ${chunks.length}) returning id`;
+      insert into knowledge_versions (organization_id, shared_scope, source_id, public, content_hash, embedding_model, chunk_count)
+      values (${owner.ownerValues}, ${sourceId}, ${isPublic}, ${hash!}, ${vectors && ctx.vectors ? model : null}::text, ${chunks.length}) returning id`;
     const versionId = Number(version!.id);
-    if (chunks.length) await insertChunks(tx, { owner, sourceId, versionId, chunks, vectors: ctx.vectors ? vectors : null, model });
+    if (chunks.length) await insertChunks(tx, { owner, sourceId, isPublic, versionId, chunks, vectors: ctx.vectors ? vectors : null, model });
     await tx.run`update knowledge_sources set current_version_id = ${versionId} where ${owner.owns()} and id = ${sourceId}`;
-    await updateMeta(tx, owner, sourceId, meta);
     // Counted with the write: a rolled-back write is not counted (spec "Limits": consume before, not committed).
     if (embedded) await services.limits.consume(tx.em, org!.id, 'knowledge.embeddings_per_day', embedded);
     return { source: (await findOwnedSource(tx, owner, key))!, changed: true };
@@ -295,23 +297,26 @@ function embedFailure(err: unknown): unknown {
   return err;
 }
 
-async function updateMeta(db: Handle, owner: OwnerDb, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean; origin?: SourceOrigin }) {
-  await db.run`
+/** The fields given, changed; answers whether the source is public now. A changed flag reaches the source's version
+ *  and chunks in the same statement (their foreign keys cascade it, migrations/0006). */
+async function updateMeta(db: Handle, owner: OwnerDb, sourceId: number, meta: { category?: string; title?: string; url?: string; public?: boolean; origin?: SourceOrigin }): Promise<boolean> {
+  const row = await db.one<{ public: boolean }>`
     update knowledge_sources set category = coalesce(${meta.category ?? null}::text, category), title = coalesce(${meta.title ?? null}::text, title),
       url = coalesce(${meta.url ?? null}::text, url), public = coalesce(${meta.public ?? null}::boolean, public),
       origin = coalesce(${meta.origin ?? null}::text, origin), updated_at = now()
-    where ${owner.owns()} and id = ${sourceId}`;
+    where ${owner.owns()} and id = ${sourceId} returning public`;
+  return row!.public;
 }
 
-/** All chunks in one statement: a JSON array turned into rows (vectors as pgvector text). */
-async function insertChunks(db: Handle, args: { owner: OwnerDb; sourceId: number; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
+/** All chunks in one statement: a JSON array turned into rows (vectors as pgvector text), each with the source's flag. */
+async function insertChunks(db: Handle, args: { owner: OwnerDb; sourceId: number; isPublic: boolean; versionId: number; chunks: ChunkInput[]; vectors: number[][] | null; model: string | null }) {
   const rows = args.chunks.map((c, i) => ({
     ordinal: c.ordinal, level: c.level ?? 0, parent_ordinal: c.parent_ordinal ?? null, content: c.content,
     embedding: args.vectors ? vectorLiteral(args.vectors[i]) : null,
   }));
   const withVectors = args.vectors !== null;
   await db.run`
-    insert into knowledge_chunks (organization_id, shared_scope, source_id, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? sql`, embedding` : sql``})
-    select ${args.owner.ownerValues}, ${args.sourceId}::int, ${args.versionId}::bigint, r.ordinal, r.level, r.parent_ordinal, r.content, ${withVectors ? args.model : null}::text${withVectors ? sql`, r.embedding::vector` : sql``}
+    insert into knowledge_chunks (organization_id, shared_scope, source_id, public, version_id, ordinal, level, parent_ordinal, content, embedding_model${withVectors ? sql`, embedding` : sql``})
+    select ${args.owner.ownerValues}, ${args.sourceId}::int, ${args.isPublic}::boolean, ${args.versionId}::bigint, r.ordinal, r.level, r.parent_ordinal, r.content, ${withVectors ? args.model : null}::text${withVectors ? sql`, r.embedding::vector` : sql``}
     from json_to_recordset(${JSON.stringify(rows)}::json) as r(ordinal integer, level integer, parent_ordinal integer, content text, embedding text)`;
 }

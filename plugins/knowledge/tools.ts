@@ -49,7 +49,7 @@ export const readSourceTool = defineTool({
     if (input.key === undefined && input.chunk === undefined) throw badRequest('Give key or chunk', 'key_or_chunk_required');
     const key = input.chunk === undefined ? sourceKey(input.key) : undefined;
     const ctx = await knowledgeContext(services, em, org);
-    const page = await readSource(ctx.db, services, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset }, await subscribedBy(services, em, org.id));
+    const page = await readSource(ctx.db, ctx.settings.chunk_overlap, { key, chunk: input.chunk, offset: input.offset }, await subscribedBy(services, em, org.id));
     return {
       key: page.source.key, title: page.source.title, url: page.source.url, own: page.source.own,
       text: page.passages.map((p) => p.text).join('\n'), offset: page.offset, next_offset: page.next_offset, total: page.total,

@@ -103,26 +103,30 @@ export async function loadPassages(pool: pg.Pool, orgs: OrgShare[], options: { s
        select $1, 'bench/' || g, 'bench', 'Bench source ' || g, g <= $3 from generate_series(1, $2) g order by g returning id`,
       [orgId, sources, publicCount]);
     const { rows: versionRows } = await pool.query<{ id: string; source_id: number }>(
-      `insert into knowledge_versions (organization_id, source_id, content_hash, embedding_model, chunk_count)
-       select $1, s, 'bench', $3, 0 from unnest($2::int[]) s returning id, source_id`,
+      `insert into knowledge_versions (organization_id, source_id, public, content_hash, embedding_model, chunk_count)
+       select $1, s.id, s.public, 'bench', $3, 0 from knowledge_sources s where s.id = any($2::int[]) order by s.id returning id, source_id`,
       [orgId, sourceRows.map((r) => r.id), MODEL]);
     await pool.query(`update knowledge_sources s set current_version_id = v.id from knowledge_versions v where v.source_id = s.id and s.organization_id = $1`, [orgId]);
     const versionOf = new Map(versionRows.map((r) => [r.source_id, r.id]));
     for (let start = 0; start < passages; start += BATCH) {
       const n = Math.min(BATCH, passages - start);
       const source: number[] = [], version: string[] = [], ordinal: number[] = [], topic: number[] = [], subtopic: number[] = [], content: string[] = [];
+      // A passage carries its source's flag (the foreign key on (source_id, public) holds them equal).
+      const shown: boolean[] = [];
       for (let i = start; i < start + n; i++) {
         const t = Math.floor(random() * TOPICS);
         const s = t * SUBTOPICS_PER_TOPIC + Math.floor(random() * SUBTOPICS_PER_TOPIC);
-        const sourceId = sourceRows[Math.floor(i / CHUNKS_PER_SOURCE)].id;
+        const sourceIndex = Math.floor(i / CHUNKS_PER_SOURCE);
+        const sourceId = sourceRows[sourceIndex].id;
+        shown.push(sourceIndex < publicCount);
         source.push(sourceId); version.push(versionOf.get(sourceId)!); ordinal.push(i % CHUNKS_PER_SOURCE);
         topic.push(t); subtopic.push(s); content.push(passageText(random, t, s));
       }
       await pool.query(
-        `insert into knowledge_chunks (organization_id, source_id, version_id, ordinal, content, embedding_model, embedding)
-         select $1, p.source, p.version, p.ordinal, p.content, $2, ${vectorOf('p.topic', 'p.subtopic', 'p.ordinal')}
-         from unnest($3::int[], $4::bigint[], $5::int[], $6::int[], $7::int[], $8::text[]) as p(source, version, ordinal, topic, subtopic, content)`,
-        [orgId, MODEL, source, version, ordinal, topic, subtopic, content]);
+        `insert into knowledge_chunks (organization_id, source_id, public, version_id, ordinal, content, embedding_model, embedding)
+         select $1, p.source, p.shown, p.version, p.ordinal, p.content, $2, ${vectorOf('p.topic', 'p.subtopic', 'p.ordinal')}
+         from unnest($3::int[], $4::bigint[], $5::int[], $6::int[], $7::int[], $8::text[], $9::boolean[]) as p(source, version, ordinal, topic, subtopic, content, shown)`,
+        [orgId, MODEL, source, version, ordinal, topic, subtopic, content, shown]);
       done += n;
       options.progress(done);
     }

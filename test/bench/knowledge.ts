@@ -109,7 +109,10 @@ async function serve(teardown: (fn: () => unknown) => void): Promise<Served> {
 
 interface FloorBody { query: string; embedding: number[]; embedding_model: string; top_k: number }
 
-/** The statements plugins/knowledge/search.ts sends for a search of the bench's shape, with raw pg. */
+/**
+ * The statements plugins/knowledge/search.ts sends for a search of the bench's shape, with raw pg; its text matches
+ * as knowledge_text_matches (the knowledge plugin's migration 0007) runs them, by the GIN index.
+ */
 async function floorSearch(pool: pg.Pool, authorization: string, body: FloorBody) {
   const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] ?? '';
   const { rows: [t] } = await pool.query({ name: 'tok', text: 'select id, organization_id, scopes, revoked_at, expires_at from machine_tokens where token_hash = $1', values: [sha256(token)] });
@@ -117,7 +120,7 @@ async function floorSearch(pool: pg.Pool, authorization: string, body: FloorBody
   const { rows: [config] } = await pool.query({ name: 'cfg', text: `select config -> 'knowledge' as value from organizations where id = $1`, values: [org] });
   const mode = config.value?.mode ?? 'hybrid';
   const v = JSON.stringify(body.embedding);
-  const scope = `(c.organization_id = $3 or c.source_id in (select id from knowledge_sources where public and organization_id <> $3))`;
+  const scope = `(c.organization_id = $3 or (c.public and c.organization_id <> $3))`;
   const { rows: [size] } = await pool.query({
     text: `select coalesce(sum(c.chunk_count), 0) as n from knowledge_versions c where c.embedding_model = $1 and ${scope.replaceAll('$3', '$2')}`,
     values: [body.embedding_model, org],
@@ -145,7 +148,7 @@ async function floorSearch(pool: pg.Pool, authorization: string, body: FloorBody
         text: `select c.id, c.embedding <=> $1::vector as distance
         from (select id from (
           ${candidates('c.organization_id = $3')} union all
-          ${candidates('c.source_id in (select id from knowledge_sources where public and organization_id <> $3)')}
+          ${candidates('(c.public and c.organization_id <> $3)')}
         ) u order by hamming limit $5) x join knowledge_chunks c on c.id = x.id order by distance limit $4`,
       values: [v, body.embedding_model, org, CANDIDATES, Math.min(1000, Math.max(100, 2 * CANDIDATES))],
     })).rows;
@@ -154,7 +157,7 @@ async function floorSearch(pool: pg.Pool, authorization: string, body: FloorBody
   const text = mode === 'vector' ? [] : (await pool.query({
     text: `select m.id from (
         ${matches('c.organization_id = $2')} union all
-        ${matches('c.source_id in (select id from knowledge_sources where public and organization_id <> $2)')}
+        ${matches('(c.public and c.organization_id <> $2)')}
       ) m order by ts_rank_cd(m.tsv, websearch_to_tsquery('english', $1)) desc, m.id limit $4`,
     values: [body.query, org, TEXT_RANK_CAP, CANDIDATES],
   })).rows;
@@ -198,7 +201,7 @@ async function recall(served: Served, db: pg.Client, tokenOf: (orgId: number) =>
       // `+ 0`: ordered by the true distance, so no index can serve it: a scan of every passage in scope.
       const { rows } = await db.query<{ id: string }>(
         `select c.id from knowledge_chunks c where c.embedding is not null and c.embedding_model = $2
-           and (c.organization_id = $3 or c.source_id in (select id from knowledge_sources where public and organization_id <> $3))
+           and (c.organization_id = $3 or (c.public and c.organization_id <> $3))
          order by (c.embedding <=> $1::vector) + 0 limit $4`, [JSON.stringify(q.embedding), MODEL, org.id, TOP_K]);
       found += rows.filter((r) => got.has(Number(r.id))).length;
       total += rows.length;

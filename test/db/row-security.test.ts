@@ -1,11 +1,12 @@
 // Row-level security behind the org binding: as a role that owns no table and bypasses nothing, every path a
 // module's code has to the database (the org-bound handle, the EntityManager's finds, raw statements, flushes,
 // explicit transactions, forks, a tool call's deferred transaction) sees and changes only the bound org's rows,
-// even where the code names no org or names another; with no org bound it sees none and writes none.
+// even where the code names no org or names another; with no org bound it sees none and writes none. A row of a
+// table declared with a `public` column is read by every bound org when flagged, and written only by its own.
 import t from 'tap';
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { orgDb } from '@quad/core';
+import { defineModule, orgDb } from '@quad/core';
 import { createTestDatabase } from '@quad/core/testing';
 import { CORE_MODULES } from '../../core/src/modules/load.js';
 import { Registry } from '../../core/src/modules/registry.js';
@@ -22,7 +23,11 @@ t.teardown(() => db.drop());
 const admin = new pg.Client({ connectionString: db.url });
 await admin.connect();
 t.teardown(() => admin.end());
-await applyTenancy(admin, modules);
+// A table whose rows flagged `public` every org reads (README "Org isolation"), put under its policies with the rest.
+const notes = defineModule({ name: 'notes', title: 'Notes', description: 'Public rows', category: 'Tests', tables: { notes: { tenancy: 'org', public: 'public' } } });
+await admin.query(`create table notes (id serial primary key, organization_id integer not null references organizations (id),
+  label text not null, public boolean not null default false)`);
+await applyTenancy(admin, [...modules, notes]);
 // The role is the cluster's: made once, by whichever test gets there first.
 await admin.query(`create role ${ROLE} login nosuperuser nobypassrls`).catch((err) => {
   if (!['42710', '23505'].includes(err.code)) throw err;
@@ -32,6 +37,7 @@ await admin.query(`grant usage on schema public to ${ROLE}; grant select, insert
 const { rows: orgs } = await admin.query<{ id: number }>(`insert into organizations (prefix, name) values ('aa', 'A'), ('bb', 'B') returning id`);
 const [A, B] = orgs.map((o) => o.id) as [number, number];
 await admin.query(`insert into sample_items (organization_id, label) values ($1, 'a1'), ($1, 'a2'), ($2, 'b1')`, [A, B]);
+await admin.query(`insert into notes (organization_id, label, public) values ($1, 'a-private', false), ($2, 'b-public', true), ($2, 'b-private', false)`, [A, B]);
 
 const url = new URL(db.url);
 url.username = ROLE;
@@ -105,4 +111,18 @@ t.test('with no org bound: no rows, no writes, and no binding left on a pooled c
   t.equal(open!.in_transaction, false, 'nor an open transaction');
   await t.rejects(unbound.execute('insert into sample_items (organization_id, label) values (?, ?)', [A, 'x']), refusedByPolicy);
   t.throws(() => orgDb(unbound), /bound to an org/, 'no org-bound handle without an org');
+});
+
+t.test('a public row: every bound org reads it, only its own org writes it', async (t) => {
+  const a = orgDb(forkFor(orm, A));
+  const notesOf = async (db: ReturnType<typeof orgDb>) => (await db.sql<{ label: string }>`select label from notes order by label`).map((r) => r.label);
+  t.same(await notesOf(a), ['a-private', 'b-public'], 'its own rows and the other org\'s public one, not its private one');
+  t.equal(await a.run`update notes set label = 'taken' where label = 'b-public'`, 0, 'an update of the other org\'s public row changes nothing');
+  t.equal(await a.run`delete from notes where label = 'b-public'`, 0, 'nor does a delete');
+  await t.rejects(a.sql`insert into notes (organization_id, label, public) values (${B}, 'forged', true)`, refusedByPolicy, 'an insert of a public row for the other org');
+  await t.rejects(a.run`update notes set organization_id = ${B}, public = true where label = 'a-private'`, refusedByPolicy, 'a row moved to the other org as public');
+  const allNotes = (await admin.query<{ label: string }>('select label from notes order by label')).rows.map((r) => r.label);
+  t.same(allNotes, ['a-private', 'b-private', 'b-public'], 'every row as it was');
+  const [unbound] = await forkFor(orm).execute<{ n: number }[]>('select count(*)::int as n from notes');
+  t.equal(unbound!.n, 0, 'with no org bound, not even the public row');
 });

@@ -57,6 +57,6 @@ t.test('npm test runs the check before the suite', async (t) => {
   const { scripts } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
   t.match(scripts['lint:regexp'], /^eslint\b/);
   // The checks run side by side, and the suite only when all of them passed.
-  t.match(scripts.test, /^node test\/support\/static-checks\.mjs && .*\btap$/);
+  t.match(scripts.test, /^node test\/support\/static-checks\.mjs && .*\btap-then-failures\.mjs$/);
   t.match(readFileSync(join(REPO_ROOT, 'test/support/static-checks.mjs'), 'utf8'), /'npm', \['run', 'lint:regexp'/);
 });

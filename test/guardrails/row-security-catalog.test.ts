@@ -1,14 +1,15 @@
 // Guardrail: the policy catalog. In a database migrated for the core, every plugin an operator gets and the example
 // a third party copies, every table with an organization_id column is declared by a module, and every one declared
 // `org` or `shared` has row-level security enabled and forced with the policies the core makes: one per command
-// (select, insert, update, delete) comparing organization_id with the bound org, and the owner's. A table a module
-// forgets to declare, a policy dropped by hand or a migration that turns row-level security off fails here.
+// (select, insert, update, delete) comparing organization_id with the bound org (a select also showing the rows a
+// declared `public` column flags, to a bound org; writes never), and the owner's. A table a module forgets to
+// declare, a policy dropped by hand or a migration that turns row-level security off fails here.
 import t from 'tap';
 import pg from 'pg';
 import { createTestDatabase } from '@quad/core/testing';
 import { importPlugin, Registry } from '../../core/src/modules/registry.js';
 import { CORE_MODULES } from '../../core/src/modules/load.js';
-import { declaredTables, POLICY_COMMANDS } from '../../core/src/db/tenancy.js';
+import { POLICY_COMMANDS, tableDeclarations } from '../../core/src/db/tenancy.js';
 import { PLUGINS } from './world.js';
 
 const modules = new Registry([...CORE_MODULES, ...await Promise.all(PLUGINS.map((spec) => importPlugin(spec)))]).modules;
@@ -29,7 +30,8 @@ const { rows: tables } = await client.query<TableRow>(`
 const { rows: policies } = await client.query<PolicyRow>(`
   select tablename as table, policyname as name, lower(cmd) as command, roles::text[] as roles, qual as using, with_check as check
   from pg_policies where schemaname = 'public'`);
-const declared = declaredTables(modules);
+const declarations = tableDeclarations(modules);
+const declared = new Map([...declarations].map(([table, d]) => [table, d.tenancy]));
 const policiesOf = (table: string) => new Map(policies.filter((p) => p.table === table).map((p) => [p.name, p]));
 
 t.test('every table with an organization_id column is declared, and none is declared global', async (t) => {
@@ -57,7 +59,8 @@ t.test('every org and shared table: row-level security forced, one policy per co
         problems.push(`quad_${command} does not compare organization_id with the bound org: ${expression}`);
       }
       if (command === 'update' && policy.check !== policy.using) problems.push('quad_update lets a row move to another org');
-      if (command === 'select' && tenancy === 'org' && /IS NULL/i.test(expression ?? '')) problems.push('an org table shows rows of no org');
+      if (command === 'select' && tenancy === 'org' && /organization_id IS NULL/i.test(expression ?? '')) problems.push('an org table shows rows of no org');
+      problems.push(...publicRowProblems(declarations.get(row.table)?.public ?? null, command, policy));
     }
     const owner = own.get('quad_owner');
     if (!owner || owner.roles.includes('public')) problems.push('the owner\'s policy is missing or for every role');
@@ -66,3 +69,12 @@ t.test('every org and shared table: row-level security forced, one policy per co
     t.same(problems, [], `${row.table} (${tenancy})`);
   }
 });
+
+/** A select shows the rows a declared `public` column flags only to a bound org; no other command names it. */
+function publicRowProblems(column: string | null, command: string, policy: PolicyRow): string[] {
+  const names = (expression: string | null) => column !== null && new RegExp(`\\b${column}\\b`).test(expression ?? '');
+  if (command !== 'select') return names(policy.using) || names(policy.check) ? [`quad_${command} names the public column ${column}`] : [];
+  if (column === null) return [];
+  const flagged = new RegExp(`OR \\(${column} AND \\(\\(NULLIF\\(current_setting\\('quad\\.org_id'::text, true\\), ''::text\\)\\)::integer IS NOT NULL\\)\\)`, 'i');
+  return flagged.test(policy.using ?? '') ? [] : [`quad_select does not show the rows ${column} flags to a bound org (only): ${policy.using}`];
+}

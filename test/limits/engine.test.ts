@@ -178,12 +178,12 @@ t.test('limits engine', async (t) => {
     t.equal((await commit()).use, 1, 'read (nothing seen yet), then counted');
     await setUse(5);
     await t.resolves(check(), 'at 1 of 5 seen, the check reads nothing');
-    await t.rejects(commit(), { statusCode: 429, reason: 'rate_limited' }, 'the count under the lock refuses it');
-    await t.rejects(check(), { statusCode: 429 }, 'refused at its count: the next check reads, and refuses');
+    await t.rejects(commit(), { name: 'HttpError', statusCode: 429, reason: 'rate_limited' }, 'the count under the lock refuses it');
+    await t.rejects(check(), { name: 'HttpError', statusCode: 429 }, 'refused at its count: the next check reads, and refuses');
     await setUse(2);
     await t.resolves(check(), 'read again: 2 of 5');
     await setUse(5);
-    await t.rejects(check(), { statusCode: 429 }, 'at 2 of 5 seen (not below half with this call), it reads');
+    await t.rejects(check(), { name: 'HttpError', statusCode: 429 }, 'at 2 of 5 seen (not below half with this call), it reads');
     await sql('delete from usage_counters where organization_id = ?', [org.id]);
   });
 

@@ -53,7 +53,14 @@ export const ManifestSchema = Type.Object({
     count: Type.Optional(Fn),
   }, { additionalProperties: false })),
   entities: Type.Array(Type.Object({}, { additionalProperties: true })),
-  tables: Type.Record(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }), Type.Union([Type.Literal('org'), Type.Literal('shared'), Type.Literal('global')]), {
+  tables: Type.Record(Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }), Type.Union([
+    Type.Literal('org'), Type.Literal('shared'), Type.Literal('global'),
+    // Rows flagged in a boolean column every org reads (tenancy.ts); a global table has no policy to widen.
+    Type.Object({
+      tenancy: Type.Union([Type.Literal('org'), Type.Literal('shared')]),
+      public: Type.String({ pattern: '^[a-z_][a-z0-9_]*$' }),
+    }, { additionalProperties: false }),
+  ]), {
     // patternProperties: a key that is not a table name is refused rather than passed over.
     additionalProperties: false,
   }),

@@ -371,10 +371,12 @@ export interface ModuleManifest {
    * Every table the module's entities and migrations make, with its tenancy (README "Org isolation"): `org` (each
    * row belongs to one org: row-level security shows and accepts only the bound org's rows), `shared` (rows of no
    * org are readable by every org; rows of an org stay that org's) or `global` (no org column; no policy). A name
-   * outside the module's namespace is one the spec pins. Boot refuses a table the module makes but does not
-   * declare, and an `org` or `shared` table without an `organization_id` column. Default: {}.
+   * outside the module's namespace is one the spec pins. `{ tenancy, public: '<column>' }` also lets every org read
+   * the rows whose boolean column is true (an org's published pages); they stay their org's to write. Boot refuses
+   * a table the module makes but does not declare, an `org` or `shared` table without an `organization_id` column,
+   * and a `public` column that is not a boolean column of the table. Default: {}.
    */
-  tables?: Record<string, TableTenancy>;
+  tables?: Record<string, TableDeclaration>;
   /** Folder of `NNNN_name.sql` files, applied in order after the modules this one needs. Default: none. */
   migrations?: URL | string;
   /**
@@ -417,6 +419,9 @@ export interface ModuleManifest {
 
 /** Who may see a table's rows (see ModuleManifest.tables). */
 export type TableTenancy = 'org' | 'shared' | 'global';
+
+/** A table's tenancy, or an `org` or `shared` tenancy whose rows flagged in the boolean column `public` every org reads. */
+export type TableDeclaration = TableTenancy | { tenancy: Exclude<TableTenancy, 'global'>; public: string };
 
 export interface ClaimsDecl {
   /** Org secret names (or perKey prefixes) outside `<module>.*`. */

@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { listMigrations, migrate } from '../db/migrator.js';
-import { declaredTables, tenancyVersion } from '../db/tenancy.js';
+import { tableDeclarations, tenancyVersion } from '../db/tenancy.js';
 import { Registry } from '../modules/registry.js';
 import type { Module } from '../modules/types.js';
 
@@ -56,7 +56,7 @@ async function templateFor(given: readonly Module[]): Promise<string> {
     for (const e of extensions) hash.update(`ext:${e}\n`);
     // And the tables' tenancy and the policies this core makes of it (migrate applies them).
     const owner = decodeURIComponent(new URL(ADMIN_URL).username) || 'postgres';
-    for (const [table, tenancy] of declaredTables(modules)) hash.update(`table:${table}:${tenancy}:${tenancyVersion(table, tenancy, owner)}\n`);
+    for (const [table, declared] of tableDeclarations(modules)) hash.update(`table:${table}:${declared.tenancy}:${tenancyVersion(table, declared, owner)}\n`);
     // And which of them the server can install, at which version: a template migrated while pgvector was missing
     // (its modules then run degraded, without their vector columns) is not reused once pgvector is installed.
     const available = await admin.query('select name, default_version from pg_available_extensions where name = any($1) order by name', [extensions]);

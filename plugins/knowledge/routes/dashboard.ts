@@ -80,7 +80,7 @@ export default (async (app) => {
     const key = request.query.chunk === undefined ? sourceKey(request.params['*']) : undefined;
     const ctx = await knowledgeContext(app.quad, request.em, request.org!);
     const subscribed = await subscribedBy(app.quad, request.em, request.org!.id);
-    return readSource(request.db, app.quad, ctx.settings.chunk_overlap, { key, chunk: request.query.chunk, offset: request.query.offset }, subscribed);
+    return readSource(request.db, ctx.settings.chunk_overlap, { key, chunk: request.query.chunk, offset: request.query.offset }, subscribed);
   });
 
   app.delete('/api/dashboard/:org/knowledge/sources/*', {

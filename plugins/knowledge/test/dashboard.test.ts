@@ -94,6 +94,10 @@ t.test('officer routes and read tools', async (t) => {
     await w.put('beta/private', { title: 'Beta private', chunks: pages('private text') }, w.betaToken);
     const shared = (await w.asOfficer('GET', '/api/dashboard/acm/knowledge/sources/shared/page')).json();
     t.match(shared.source, { key: 'shared/page', title: 'Beta public', own: false, public: true }, 'no own source of the key: the public one');
+    t.same(shared.passages.map((p: { text: string }) => p.text), ['public text'], 'and its text');
+    const [publicChunk] = await w.sql<{ id: string }>("select c.id from knowledge_chunks c join knowledge_sources s on s.id = c.source_id where s.key = 'shared/page'");
+    const byChunk = (await w.asOfficer('GET', `/api/dashboard/acm/knowledge/sources/x?chunk=${publicChunk.id}`)).json();
+    t.same([byChunk.source.key, byChunk.source.own, byChunk.focus], ['shared/page', false, Number(publicChunk.id)], 'through its chunk too');
     t.equal((await w.asOfficer('GET', '/api/dashboard/acm/knowledge/sources/beta/private')).statusCode, 404, 'another org\'s private source is not read');
     const [privateChunk] = await w.sql<{ id: string }>("select c.id from knowledge_chunks c join knowledge_sources s on s.id = c.source_id where s.key = 'beta/private'");
     t.equal((await w.asOfficer('GET', `/api/dashboard/acm/knowledge/sources/x?chunk=${privateChunk.id}`)).statusCode, 404, 'nor through its chunk');

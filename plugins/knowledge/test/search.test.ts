@@ -1,8 +1,10 @@
 // POST /api/knowledge/search and the tool knowledge.search on the fake embedder (bag-of-words vectors, so the
 // vector ranking is known): the three modes, reciprocal rank fusion's order and scores, max_distance, summaries
-// that outrank their rows, windows, model mismatch, the caller's own vector, public sources of another org, and
+// that outrank their rows, windows, model mismatch, the caller's own vector, public sources of another org (found
+// while public, gone once private; the text matches' function shows an org only what the policies would), and
 // the embedder failing or the daily limit reached (text only, dense false, never an error).
 import t from 'tap';
+import type { EntityManager } from '@quad/core';
 import { bearer, cosine, fakeEmbedding } from '@quad/core/testing';
 import { pages, startKnowledgeWorld } from './world.js';
 
@@ -183,6 +185,29 @@ t.test('search', async (t) => {
     t.same(r.results.map((x) => [x.source_key, x.public]), [['pub/zebra', true]]);
     const own = await find({ query: 'zebra', category: 'zoo' }, w.betaToken);
     t.same(own.results.map((x) => x.source_key).sort(), ['priv/zebra', 'pub/zebra'], 'beta finds both of its own');
+    // The same text made private (its version and passages follow the flag): gone from acm's search.
+    t.equal((await w.put('pub/zebra', { public: false, category: 'zoo', chunks: pages('zebra crossings near the library') }, w.betaToken)).statusCode, 200);
+    t.same((await find({ query: 'zebra', category: 'zoo' })).results, [], 'no longer public, no longer found');
+    t.same((await find({ query: 'zebra crossings', top_k: 20, window: 1 })).results.filter((x) => x.source_key.endsWith('/zebra')), [], 'by no mode or window');
+    t.equal((await w.put('pub/zebra', { public: true, category: 'zoo', chunks: pages('zebra crossings near the library') }, w.betaToken)).statusCode, 200);
+    t.same((await find({ query: 'zebra', category: 'zoo' })).results.map((x) => x.source_key), ['pub/zebra'], 'public again');
+  });
+
+  // The text matches come from a function that runs as the tables' owner (migrations/0007): it must show an org only
+  // what the policies would.
+  t.test('knowledge_text_matches answers only what the bound org may read', async (t) => {
+    const matches = async (em: EntityManager) => (await em.execute<{ key: string }[]>(
+      `select s.key from knowledge_text_matches(websearch_to_tsquery('english', 'zebra'), '{}'::text[], null, 100) m
+       join knowledge_chunks c using (id) join knowledge_sources s on s.id = c.source_id order by s.key`)).map((r) => r.key);
+    const [privateId] = await w.sql<{ id: string }>("select c.id from knowledge_chunks c join knowledge_sources s on s.id = c.source_id where s.key = 'priv/zebra'");
+    t.same(await matches(quad.emFor(w.org.id)), ['pub/zebra'], 'acm: beta\'s public passage');
+    t.same(await matches(quad.emFor(w.beta.id)), ['priv/zebra', 'pub/zebra'], 'beta: both of its own');
+    const unbound = await quad.serviceOrm.em.fork().execute<{ id: string }[]>(
+      `select id from knowledge_text_matches(websearch_to_tsquery('english', 'zebra'), '{}'::text[], null, 100)`);
+    t.same(unbound, [], 'no org bound: nothing');
+    const asAcm = await quad.emFor(w.org.id).execute<{ id: string }[]>(
+      `select id from knowledge_text_matches(websearch_to_tsquery('english', 'zebra secrets'), '{}'::text[], null, 100)`);
+    t.notOk(asAcm.some((r) => r.id === privateId.id), 'not even the id of beta\'s private passage');
   });
 
   t.test('the tool knowledge.search over /api/tools/call', async (t) => {

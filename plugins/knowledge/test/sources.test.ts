@@ -176,6 +176,33 @@ t.test('sources', async (t) => {
     t.equal((await w.put('pub/page', { public: true, chunks: pages('Public words') }, w.betaToken)).statusCode, 201, 'the superadmin\'s switch');
     t.equal((await w.get('/api/knowledge/sources/pub/page')).statusCode, 404, 'acm does not list or read beta\'s public source on the machine API');
   });
+
+  // Row-level security shows acm beta's public rows: everything but the search and the reader must still leave them out.
+  t.test('another org\'s public source is in no list, count or write of the org', async (t) => {
+    t.notOk((await w.get('/api/knowledge/sources')).json().sources.some((s: { key: string }) => s.key === 'pub/page'), 'not in acm\'s list');
+    t.equal((await quad.api.inject({ method: 'DELETE', url: '/api/knowledge/sources/pub/page', headers: bearer(w.acmToken) })).statusCode, 404, 'nor deleted by acm');
+    const [{ n }] = await w.sql<{ n: number }>('select count(*)::int as n from knowledge_chunks where organization_id = ?', [w.org.id]);
+    t.equal(await quad.services.limits.usage(quad.emFor(w.org.id), w.org.id, 'knowledge.passages'), n, 'acm\'s passages count only its own');
+    t.equal((await w.put('pub/page', { chunks: pages('Acm words') })).statusCode, 201, 'acm writes a source of the same key, its own');
+    t.same(await w.sql("select organization_id, public from knowledge_sources where key = 'pub/page' order by organization_id"),
+      [{ organization_id: w.org.id, public: false }, { organization_id: w.beta.id, public: true }], 'beta\'s is untouched');
+  });
+
+  t.test('versions and chunks carry their source\'s public flag, in the same transaction as it changes', async (t) => {
+    const flags = async () => w.sql<{ table: string; public: boolean }>(`
+      select 'source' as table, s.public from knowledge_sources s where s.organization_id = ? and s.key = 'pub/page'
+      union all select 'version', v.public from knowledge_versions v join knowledge_sources s on s.id = v.source_id where s.organization_id = ? and s.key = 'pub/page'
+      union all select 'chunk', c.public from knowledge_chunks c join knowledge_sources s on s.id = c.source_id where s.organization_id = ? and s.key = 'pub/page'`,
+    [w.beta.id, w.beta.id, w.beta.id]);
+    const all = (value: boolean) => [{ table: 'source', public: value }, { table: 'version', public: value }, { table: 'chunk', public: value }];
+    t.same(await flags(), all(true), 'written public');
+    t.equal((await w.put('pub/page', { public: false, chunks: pages('Public words') }, w.betaToken)).statusCode, 200, 'the same text, made private');
+    t.same(await flags(), all(false), 'the version and chunks follow');
+    t.equal((await w.put('pub/page', { public: true, chunks: pages('Public words, changed') }, w.betaToken)).statusCode, 201, 'new text, public again');
+    t.same(await flags(), all(true), 'the new version and chunks are written public');
+    const [chunk] = await w.sql<{ id: string }>("select c.id from knowledge_chunks c join knowledge_sources s on s.id = c.source_id where s.key = 'pub/page' and s.public");
+    await t.rejects(w.sql('update knowledge_chunks set public = false where id = ?', [chunk.id]), { code: '23503' }, 'a copy that differs from its source is refused');
+  });
 });
 
 t.test('KNOWLEDGE_PUBLISHERS names publisher orgs; no embedder: text only', async (t) => {
