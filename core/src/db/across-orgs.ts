@@ -80,7 +80,8 @@ export class AcrossOrgs {
     const outer = this.current.getStore();
     if (outer && !outer.transaction.ended) return work(outer.handle);
     const transaction = new DeferredTransaction(this.owner, null);
-    const em = transaction.enlist(this.orm.em.fork());
+    // A fork of the ORM itself, not of an org's transaction the call may run in (it would carry that org's binding).
+    const em = transaction.enlist(this.orm.em.fork({ disableContextResolution: true }));
     em.setFilterParams(ORG_FILTER, { acrossOrgs: true });
     const handle = new CrossOrgHandle(em, this.orm);
     try {

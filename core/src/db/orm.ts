@@ -14,7 +14,15 @@ import { OrgBinding, type IsolationLevel } from './org-binding.js';
 
 export const coreEntities: EntitySchema<any, any>[] = [Organization, Notification, AuditEntry, ErrorEntry, JobRun];
 
-interface OrmOptions { url: string; modules: readonly Module[]; poolMax: number; debug?: boolean }
+interface OrmOptions {
+  url: string; modules: readonly Module[]; poolMax: number; debug?: boolean;
+  /**
+   * The name its transactions are found by in the async context (MikroORM's contextName). A second ORM in the same
+   * process (a test's own, as the owner) takes another name, so that work inside one's transaction never resolves
+   * the other's EntityManager as the current one.
+   */
+  contextName?: string;
+}
 
 export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
@@ -28,6 +36,7 @@ export function openOrmLazily(options: OrmOptions): MikroORM {
 function ormConfig(options: OrmOptions) {
   return {
     clientUrl: options.url,
+    ...(options.contextName && { contextName: options.contextName }),
     driver: QuadPostgreSqlDriver,
     entityManager: QuadEntityManager,
     entities: [...coreEntities, ...options.modules.flatMap((m) => m.entities)],
@@ -56,7 +65,9 @@ const beginBoundTransaction = (pool: Knex.Client) => async (orgId: number, isola
  * add the org filter. Without an org, only tables of no org may be used.
  */
 export function forkFor(orm: MikroORM, orgId?: number | null): EntityManager {
-  const em = orm.em.fork();
+  // Of the ORM itself, never of a transaction running around the call (MikroORM's context resolution would fork
+  // that transaction's EntityManager, with its driver and its org).
+  const em = orm.em.fork({ disableContextResolution: true });
   return orgId == null ? em : bindToOrg(orm, em, orgId);
 }
 

@@ -142,7 +142,7 @@ export async function startTestApp(t: TeardownHost, options: TestAppOptions = {}
   // Made on first use: many tests never look at the database themselves.
   let owner: MikroORM | undefined;
   const ownerOrm = () => (owner ??= quad.settings.DATABASE_SERVICE_ROLE
-    ? openOrmLazily({ url: db.url, modules: quad.registry.modules, poolMax: 4 })
+    ? openOrmLazily({ url: db.url, modules: quad.registry.modules, poolMax: 4, contextName: 'quad-test-owner' })
     : quad.orm);
   t.teardown(async () => {
     await quad.close();
