@@ -72,16 +72,16 @@ export interface SearchContext {
 export type ScopePart = SqlFragment;
 
 /**
- * The passages a search of `orgId` reads, as disjoint parts: the org's own, other orgs' public ones, and the shared
- * pages of the submodules it subscribes to (`submodules`; none without the submodules module). The index path ORs
- * the parts; the exact path (exactSearch) reads each part by its own index. Row-level security would show the org
- * all three and more (every shared page): each part says which rows it means. knowledge_text_matches
+ * The passages a search of `db`'s org reads, as disjoint parts: the org's own, other orgs' public ones, and the
+ * shared pages of the submodules it subscribes to (`submodules`; none without the submodules module). The index path
+ * ORs the parts; the exact path (exactSearch) reads each part by its own index. Row-level security would show the
+ * org all three and more (every shared page): each part says which rows it means. knowledge_text_matches
  * (migrations/0007) reads the same three parts for the text search.
  */
-export function searchScope(orgId: number, submodules: string[] = []): ScopePart[] {
+export function searchScope(db: Pick<OrgDb, 'inOrg'>, submodules: string[] = []): ScopePart[] {
   return [
-    sql`c.organization_id = ${orgId}::int`,
-    sql`(c.public and c.organization_id <> ${orgId}::int)`,
+    db.inOrg('c'),
+    sql`(c.public and not ${db.inOrg('c')})`,
     ...(submodules.length ? [sharedIn(submodules, 'c')] : []),
   ];
 }
@@ -112,7 +112,7 @@ export async function search(ctx: SearchContext, input: SearchInput, options: { 
   const n = candidatesFor(topK);
   const mode = settings.mode;
   const submodules = await subscribedBy(ctx.services, ctx.em, ctx.org.id);
-  const scope = searchScope(ctx.org.id, submodules);
+  const scope = searchScope(ctx.db, submodules);
   // The query is embedded (and counted) before the search's transaction opens: no connection waits on the embedder.
   const query = mode === 'text' || !ctx.vectors ? null : await queryVector(ctx, input);
   const dense = query !== null;

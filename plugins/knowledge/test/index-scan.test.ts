@@ -53,7 +53,7 @@ t.test(`a small org beside 4000 nearer passages gets its true top_k: ${path}`, a
     await db.run`set local enable_sort = off`;
     await db.run`select set_config('hnsw.iterative_scan', ${iterative}, true), set_config('hnsw.ef_search', '40', true)`;
     const statement = sql`select c.id from knowledge_chunks c
-      where c.embedding is not null and c.embedding_model = 'fake-1' and (${sql.join(searchScope(w.org.id), sql` or `)})
+      where c.embedding is not null and c.embedding_model = 'fake-1' and (${sql.join(searchScope(db), sql` or `)})
       order by c.embedding <=> ${queryVector}::vector limit 10`;
     return { plan: await planOf(db, statement), rows: (await db.query(statement)).length };
   });
@@ -73,7 +73,7 @@ t.test('under row-level security each part of the scope takes its index; a text 
   });
   const exactPart = (part: SqlFragment) => sql`select c.id, c.embedding_bits <~> binary_quantize(${queryVector}::vector) as hamming
     from knowledge_chunks c where c.embedding is not null and c.embedding_model = 'fake-1' and ${part} order by hamming limit 100`;
-  const [own, others, shared] = searchScope(w.org.id, ['campus']);
+  const [own, others, shared] = searchScope(acm, ['campus']);
   t.match(await indexed(acm, exactPart(own!)), /knowledge_chunks_org_model/, 'the org\'s own passages');
   t.match(await indexed(acm, exactPart(others!)), /knowledge_chunks_public_model/, 'other orgs\' public ones');
   t.match(await indexed(acm, exactPart(shared!)), /knowledge_chunks_shared_model/, 'subscribed shared pages');
