@@ -18,6 +18,7 @@ import { startWorker, type Worker } from './jobs/worker.js';
 import { startDaemons, type Daemons } from './jobs/daemons.js';
 import type { Registry } from './modules/registry.js';
 import { loadRegistry } from './modules/load.js';
+import { parsePrivateAllowance, setPrivateAllowance } from './net/private-allowance.js';
 import type { Module } from './modules/types.js';
 import { createServices, type CoreServices } from './services.js';
 import { LimitsEngine } from './limits/engine.js';
@@ -78,10 +79,11 @@ export interface Quad {
 export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   const role = options.role ?? 'all';
   const source = options.source ?? new ConfigSource();
-  const { settings, registry, moduleSettings } = await loadRegistry(source, options.modules);
+  const { settings, registry, moduleSettings, warnings } = await loadRegistry(source, options.modules);
   // Checks SECRETS_KEY before anything touches the database.
   const secrets = new SecretStore(registry, settings.SECRETS_KEY);
   const log = options.logger ?? createLogger(settings.LOG_LEVEL);
+  for (const line of warnings) log.warn(line);
   const url = settings.DATABASE_URL;
   if (!url) throw new ConfigError(['DATABASE_URL: is required here (the run command starts an embedded database when it is unset)']);
 
@@ -105,6 +107,10 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
   let worker: Worker | null = null;
   let daemons: Daemons | null = null;
   let acrossOrgs: AcrossOrgs | null = null;
+  // Per process: the safe fetcher reads it on every dial (an empty setting leaves another Quad's in this process).
+  const undoPrivateAllowance = settings.ALLOWED_PRIVATE_ADDRESSES.length
+    ? setPrivateAllowance(parsePrivateAllowance(settings.ALLOWED_PRIVATE_ADDRESSES).allowance)
+    : () => {};
   // From here on a failed start (a provider's bad implementation, a route without a policy, a port in use) closes
   // what it opened: the ORM's pool alone would keep the process alive.
   try {
@@ -160,6 +166,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
       await listener.stop();
       await acrossOrgs?.close();
       await orm.close();
+      undoPrivateAllowance();
     })());
     return { settings, registry, orm, services, policies, auth, orgs, log, app, mcp, tools, metrics, metricsListener, worker, daemons, close };
   } catch (err) {
@@ -171,6 +178,7 @@ export async function startQuad(options: StartOptions = {}): Promise<Quad> {
     await listener.stop();
     await acrossOrgs?.close();
     await orm.close();
+    undoPrivateAllowance();
     throw err;
   }
 }

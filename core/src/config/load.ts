@@ -1,7 +1,8 @@
 // Reads settings: schema defaults < config/default.json < config/<NODE_ENV>.json < config/local.json < environment < overrides.
 // The core and each plugin resolve their own schema from one ConfigSource; every bad setting is named in one error,
 // each on one line that says what would be accepted (the allowed values, a schema's `errorMessage`), never a secret's
-// value.
+// value. A setting renamed since an older release lists its old names (`legacyNames`): an old name is read where the
+// new one is not set, in the same place (file, environment, overrides), and gives one warning naming the new name.
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { Value, type ValueError } from '@sinclair/typebox/value';
@@ -44,6 +45,8 @@ export class ConfigSource {
   private readonly origins = new Map<string, string>();
   private readonly env: NodeJS.ProcessEnv;
   private readonly overrides: Record<string, unknown>;
+  /** Old names read (or ignored beside their new name) so far: one warning line each. */
+  private readonly legacyWarnings = new Map<string, string>();
 
   constructor(options: ConfigSourceOptions = {}) {
     this.env = options.env ?? process.env;
@@ -73,13 +76,15 @@ export class ConfigSource {
   resolve<T extends TObject>(schema: T): Static<T> {
     const merged: Record<string, unknown> = {};
     for (const [key, prop] of Object.entries(schema.properties)) {
-      if (key in this.files) merged[key] = this.files[key];
-      const fromEnv = this.env[key];
+      const names = [key, ...legacyNamesOf(prop)];
+      // Each place in rising precedence; within one place the new name wins over an old one.
+      const fromFiles = this.first(names, (n) => (n in this.files ? { value: this.files[n] } : undefined), (n) => ` (in ${this.origins.get(n)})`);
+      if (fromFiles) merged[key] = fromFiles.value;
       // Environment values are strings: lists are comma-separated.
-      if (fromEnv !== undefined && fromEnv !== '') {
-        merged[key] = TypeGuard.IsArray(prop) ? fromEnv.split(',').map((s) => s.trim()).filter(Boolean) : fromEnv;
-      }
-      if (key in this.overrides) merged[key] = this.overrides[key];
+      const fromEnv = this.first(names, (n) => (this.env[n] !== undefined && this.env[n] !== '' ? { value: this.env[n] } : undefined), () => ' (in the environment)');
+      if (fromEnv) merged[key] = TypeGuard.IsArray(prop) ? String(fromEnv.value).split(',').map((s) => s.trim()).filter(Boolean) : fromEnv.value;
+      const fromOverrides = this.first(names, (n) => (n in this.overrides ? { value: this.overrides[n] } : undefined), () => '');
+      if (fromOverrides) merged[key] = fromOverrides.value;
     }
     const value = Value.Default(schema, Value.Convert(schema, merged)) as Record<string, unknown>;
     // One line per setting (a union reports itself and each member): the first error says it.
@@ -92,6 +97,25 @@ export class ConfigSource {
     }
     if (problems.length) throw new ConfigError(problems);
     return value as Static<T>;
+  }
+
+  /** One line per old setting name that was read or ignored, each naming the new name; for the log at start. */
+  warnings(): string[] {
+    return [...this.legacyWarnings.values()];
+  }
+
+  /**
+   * The value of the first of `names` (a setting, then its old names) that `read` finds in one place. An old name
+   * read, or set beside the new one and so ignored, is remembered for warnings().
+   */
+  private first(names: string[], read: (name: string) => { value: unknown } | undefined, where: (name: string) => string): { value: unknown } | undefined {
+    const found = names.map((name) => ({ name, hit: read(name) })).filter((f) => f.hit);
+    const [winner, ...ignored] = found;
+    if (!winner) return undefined;
+    const current = names[0]!;
+    if (winner.name !== current) this.legacyWarnings.set(winner.name, `${winner.name}${where(winner.name)}: old name of ${current}; rename it to ${current}`);
+    for (const old of ignored) this.legacyWarnings.set(old.name, `${old.name}${where(old.name)}: old name of ${current}, ignored because ${current} is set as well; remove it`);
+    return winner.hit;
   }
 
   /**
@@ -116,6 +140,17 @@ export class ConfigSource {
     }
     return problems;
   }
+}
+
+/** The old names a setting's schema lists (`legacyNames`), still read in its place. */
+export function legacyNamesOf(schema: TSchema): string[] {
+  const names = (schema as { legacyNames?: unknown }).legacyNames;
+  return Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+}
+
+/** Every name a schema answers to: its settings and their old names. */
+export function settingNames(schema: TObject): string[] {
+  return Object.entries(schema.properties).flatMap(([key, prop]) => [key, ...legacyNamesOf(prop)]);
 }
 
 /** A file relative to the working directory when it is inside it, absolute otherwise. */

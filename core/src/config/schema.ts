@@ -44,6 +44,11 @@ export const SettingsSchema = Type.Object({
   TOOL_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8001, description: 'port of the MCP tool server (path /mcp)' }),
   TOOL_ALLOWED_HOSTS: Type.Array(Type.String({ minLength: 1 }), { default: [], description: 'Host headers the MCP server accepts (DNS-rebinding protection), comma-separated; default localhost, 127.0.0.1 and [::1] on TOOL_PORT' }),
 
+  ALLOWED_PRIVATE_ADDRESSES: Type.Array(Type.String({ minLength: 1 }), {
+    default: [],
+    description: 'private hosts and ranges the safe fetcher may reach for user-given URLs (a club\'s intranet wiki, a self-hosted search or rendering service), comma-separated: addresses, CIDR ranges (10.20.0.0/16) or exact host names (wiki.club.internal, which may then resolve to private addresses); loopback, link-local, multicast and reserved ranges are refused. Empty: only public addresses. Every org\'s URLs reach what is listed: README "Outbound requests"',
+  }),
+
   // Sign-in and access (spec document 1, "Authentication")
   SECRET_KEY: Type.Optional(Type.String({ minLength: 32, description: 'keys the encryption of session cookies (at least 32 characters; a new one ends every session); unset: a random key kept in DATA_DIR/secret_key' })),
   CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'Discord OAuth application id' })),

@@ -1,8 +1,10 @@
-// Which dialled addresses an outbound request to a user-given URL may reach: public unicast only. Addresses are
-// classified with ipaddr.js on the parsed address (never string patterns), after IPv4-mapped IPv6 is unwrapped, so
-// `::ffff:7f00:1`, `::127.0.0.1` and `127.1` are all loopback. Tests open single addresses through
+// Which dialled addresses an outbound request to a user-given URL may reach: public unicast only, and the private
+// hosts and ranges the operator opened (ALLOWED_PRIVATE_ADDRESSES, private-allowance.ts). Addresses are classified
+// with ipaddr.js on the parsed address (never string patterns), after IPv4-mapped IPv6 is unwrapped, so
+// `::ffff:7f00:1`, `::127.0.0.1` and `127.1` are all loopback. Tests open single loopback addresses through
 // allowAddressesForTests (the testing entry point); no setting can.
 import ipaddr from 'ipaddr.js';
+import { operatorAllows } from './private-allowance.js';
 
 /** Address → how many allowances hold it (tests of one file may overlap). */
 const allowedForTests = new Map<string, number>();
@@ -22,21 +24,22 @@ export function isLocalhostName(hostname: string): boolean {
 }
 
 /**
- * Null when a request may dial `address`, else the range that refuses it (`loopback`, `private`, `linkLocal`,
- * `carrierGradeNat`, `uniqueLocal`, `multicast`, `unspecified`, `reserved`, `6to4`…). Only ipaddr.js's `unicast`
- * (public) passes: ranges that embed an IPv4 address (6to4, Teredo, NAT64) are refused with the rest.
+ * Null when a request to `hostname` (the URL's host, when known) may dial `address`, else the range that refuses it
+ * (`loopback`, `private`, `linkLocal`, `carrierGradeNat`, `uniqueLocal`, `multicast`, `unspecified`, `reserved`,
+ * `6to4`…). ipaddr.js's `unicast` (public) passes, and what the operator opened: ranges that embed an IPv4 address
+ * (6to4, Teredo, NAT64) are refused with the rest.
  */
-export function refusedRange(address: string): string | null {
+export function refusedRange(address: string, hostname?: string): string | null {
   const normal = normaliseAddress(address);
   if (normal === null) return 'not an IP address';
   if (allowedForTests.has(normal)) return null;
   const parsed = ipaddr.process(normal);
-  const range = parsed.range();
-  if (range !== 'unicast') return range;
+  let range: string = parsed.range();
   // ipaddr.js calls all of IPv6 outside its named ranges unicast, `::7f00:1` (IPv4-compatible) included: public
   // IPv6 is 2000::/3 only.
-  if (parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) return 'reserved';
-  return null;
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && !parsed.match(GLOBAL_UNICAST_V6)) range = 'reserved';
+  if (range === 'unicast' || operatorAllows(normal, range, hostname)) return null;
+  return range;
 }
 
 /**

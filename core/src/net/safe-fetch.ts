@@ -1,6 +1,6 @@
 // Outbound HTTP to URLs that users or orgs give us (crawled pages, an org's embeddings, rendering or search service,
 // monitors, webhooks): http(s) only, no credentials in the URL, and every connection dialled only to a public
-// address. The check sits in undici's connector, on the address actually dialled after DNS, so neither an IP literal
+// address or one the operator opened (ALLOWED_PRIVATE_ADDRESSES). The check sits in undici's connector, on the address actually dialled after DNS, so neither an IP literal
 // in any spelling nor a DNS answer that changes between two lookups (rebinding) can reach a private network.
 // Redirects are followed here one hop at a time (each hop dials through the same connector), bodies are capped and
 // every request has a total deadline. Operator URLs from the deployment's settings pass `trusted: true`: same
@@ -8,6 +8,7 @@
 import { lookup, Resolver } from 'node:dns/promises';
 import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { isLocalhostName, normaliseAddress, refusedRange } from './address-policy.js';
+import { allowanceGeneration } from './private-allowance.js';
 
 /** A plain GET of a page: the spec's crawl cap. */
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -217,12 +218,15 @@ export function resolveWithDnsServerForTests(server: string): () => void {
   return () => { resolve = systemResolve; };
 }
 
-/** The addresses `hostname` resolves to, every one public; else a refusal that names the host, not the address. */
+/**
+ * The addresses `hostname` resolves to, every one public (or opened by the operator); else a refusal that names the
+ * host, not the address.
+ */
 async function publicAddresses(hostname: string): Promise<string[]> {
   const literal = normaliseAddress(hostname);
   const found = literal !== null ? [literal] : await resolve(hostname.replace(/\.$/, '') || hostname);
   for (const address of found) {
-    const range = refusedRange(address);
+    const range = refusedRange(address, hostname);
     if (range !== null) throw new SafeFetchError('refused', `${hostname} is ${literal !== null ? 'a' : 'at a'} ${describeRange(range)} address: refused`);
   }
   return found;
@@ -257,7 +261,7 @@ function checkedConnector(build: typeof buildConnector): buildConnector.connecto
       dial({ ...options, hostname: address, servername }, (err, socket) => {
         if (err) return callback(err, null);
         const peer = socket!.remoteAddress;
-        if (!peer || refusedRange(peer) !== null) {
+        if (!peer || refusedRange(peer, hostname) !== null) {
           socket!.destroy();
           return callback(new SafeFetchError('refused', `${hostname} connected to an address that is not public: refused`), null);
         }
@@ -281,8 +285,15 @@ const agentOptions = { headersTimeout: DEFAULT_TIMEOUT_MS, bodyTimeout: DEFAULT_
 // undici is loaded on the first request (about 60 ms): a process that never fetches, such as a CLI command, skips it.
 let undici: Promise<typeof import('undici')> | undefined;
 const loadUndici = () => (undici ??= import('undici'));
+let publicGeneration = -1;
 const publicAgent = async () => {
   const { Agent: Dispatching, buildConnector: build } = await loadUndici();
+  // Connections are checked when dialled: a kept-alive one was checked under the allowance of its time.
+  if (publicGeneration !== allowanceGeneration()) {
+    void publicDispatcher?.destroy().catch(() => {});
+    publicDispatcher = null;
+    publicGeneration = allowanceGeneration();
+  }
   return (publicDispatcher ??= new Dispatching({ ...agentOptions, connect: checkedConnector(build) }));
 };
 const trustedAgent = async () => {
