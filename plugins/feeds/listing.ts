@@ -2,7 +2,7 @@
 // hackathon listings (hackathons), as items with a key, a title, a link and what the Discord message shows. Every
 // request goes through the core's safe fetcher; base URLs are the deployment's settings (so `trusted`).
 import { safeFetch, type SafeResponse } from '@quad/core';
-import { parseJobTable } from './repo-jobs.js';
+import { formatProblem, parseJobTable } from './repo-jobs.js';
 import { collectHackathons, createHackathonFetchers, type Fetcher, type SourceOutcome } from './hackathons/index.js';
 import type { FeedKind, HackathonsConfig, RepoJobsConfig } from './feed-config.js';
 import { listingUrls, rawFileUrl, type FeedsSettings } from './settings.js';
@@ -25,7 +25,10 @@ export class ListingError extends Error {
 }
 
 const TIMEOUT_MS = 15_000;
-/** The biggest job lists are a few hundred KB; a cap keeps a wrong path from filling memory. */
+/**
+ * The most read of an answer: a README (the biggest job lists, HTML tables, are about 1 MB) or a listing. A cap keeps
+ * a wrong path from filling memory; the parser is linear in what it reads.
+ */
 const MAX_FILE_BYTES = 5 * 1024 * 1024;
 
 /** The core's safe fetcher behind the Fetch API shape the hackathon adapters take. */
@@ -54,10 +57,12 @@ async function readRepoFile(settings: FeedsSettings, config: RepoJobsConfig): Pr
 }
 
 async function readJobs(settings: FeedsSettings, config: RepoJobsConfig, now: Date): Promise<Listing> {
-  const markdown = await readRepoFile(settings, config);
-  const { jobs, skipped } = parseJobTable(markdown, { now, maxAgeDays: config.max_age_days, skipClosed: config.skip_closed });
-  if (jobs.length === 0 && !/\|\s*company\b/i.test(markdown)) throw new ListingError(`${config.path} of ${config.repo} has no job table (columns Company, Role, Location, Application/Link, Date Posted)`);
-  const items = jobs.map((job): ListingItem => ({
+  const readme = await readRepoFile(settings, config);
+  const parsed = parseJobTable(readme, { now, maxAgeDays: config.max_age_days, skipClosed: config.skip_closed });
+  const problem = formatProblem(parsed);
+  // Nothing is recorded or posted from a list that no longer reads: its rows could all look new.
+  if (problem) throw new ListingError(`${config.path} of ${config.repo} (branch ${config.branch}) ${problem}`);
+  const items = parsed.jobs.map((job): ListingItem => ({
     key: job.key,
     title: `${job.company}: ${job.role}`,
     url: job.link,
@@ -66,11 +71,12 @@ async function readJobs(settings: FeedsSettings, config: RepoJobsConfig, now: Da
       no_sponsorship: job.noSponsorship, citizenship_required: job.citizenshipRequired,
     },
   }));
-  return { items, note: skipped.length ? `${skipped.length} rows could not be read` : null };
+  const unreadable = parsed.skipped.filter((row) => row.reason !== 'duplicate').length;
+  return { items, note: unreadable ? `${unreadable} rows could not be read` : null };
 }
 
 async function readHackathons(settings: FeedsSettings, config: HackathonsConfig, now: Date): Promise<Listing> {
-  const fetchers = createHackathonFetchers({ fetch: safeFetcher, urls: listingUrls(settings), timeoutMs: TIMEOUT_MS });
+  const fetchers = createHackathonFetchers({ fetch: safeFetcher, urls: listingUrls(settings), timeoutMs: TIMEOUT_MS, now });
   const run = await collectHackathons(config.sources, fetchers, { now, minDaysAhead: config.min_days_ahead, maxDaysAhead: config.max_days_ahead });
   const items = run.events.map((event): ListingItem => ({
     key: event.key,

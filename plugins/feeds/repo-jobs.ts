@@ -1,7 +1,10 @@
 // The parser of feed kind repo_jobs: reads the job tables of a repository README (the new-grad and internship lists
-// kept on GitHub) into postings with an item key, leaving out closed and old roles as the feed's config asks. Bad
-// rows are skipped with a reason, never thrown: one odd line must not stop a feed. Rules: ./README.md.
-import { findTables, type TableRow } from './repo-jobs/markdown-tables.js';
+// kept on GitHub, as Markdown pipe tables or HTML tables) into postings with an item key, leaving out closed and old
+// roles as the feed's config asks. Bad rows are skipped with a reason, never thrown: one odd line must not stop a
+// feed; whether the list as a whole still reads is formatProblem's call. Rules: ./README.md.
+import { findTables } from './repo-jobs/markdown-tables.js';
+import { findHtmlTables } from './repo-jobs/html-tables.js';
+import type { TableRow, TextTable } from './repo-jobs/text-table.js';
 import { findColumns, type ColumnIndex } from './repo-jobs/columns.js';
 import { cellLinks, cellLocations, plainText } from './repo-jobs/cell-text.js';
 import { cleanLink, pickApplicationLink } from './repo-jobs/links.js';
@@ -11,6 +14,7 @@ import { jobItemKey } from './repo-jobs/item-key.js';
 
 export { cleanLink, TRACKING_PARAMETERS } from './repo-jobs/links.js';
 export { jobItemKey, type JobIdentity } from './repo-jobs/item-key.js';
+export { formatProblem } from './repo-jobs/format-problem.js';
 
 export interface JobPosting {
   company: string;
@@ -52,7 +56,15 @@ export interface ParseResult {
   skipped: SkippedRow[];
   /** Rows read but left out by the options. */
   filtered: { closed: number; tooOld: number };
+  /** Tables with the five columns, and the rows they hold (every row: read, skipped or filtered). */
+  jobTables: number;
+  rows: number;
+  /** The header cells (as text) of the first few other tables: what a list whose columns changed now has. */
+  otherTables: string[][];
 }
+
+/** How many other tables' headers a result keeps. */
+const OTHER_TABLES_KEPT = 3;
 
 /** The Company cell of a row that continues the company above. */
 const CONTINUATION = '↳';
@@ -79,18 +91,30 @@ function readRow(cells: string[], columns: ColumnIndex, company: string, options
   return { job: { ...job, key: jobItemKey(job) } };
 }
 
+/** The README's pipe tables and HTML tables, top to bottom. */
+function tablesOf(readme: string): TextTable[] {
+  return [...findTables(readme), ...findHtmlTables(readme)].sort((a, b) => a.line - b.line);
+}
+
 /**
  * Every table of the README whose header has the five columns is read, in order (lists keep one table per
- * category); other tables are ignored. A posting found twice keeps its first row.
+ * category), whether a Markdown pipe table or an HTML table; other tables are ignored. A posting found twice keeps
+ * its first row.
  */
-export function parseJobTable(markdown: string, options: ParseOptions): ParseResult {
-  const result: ParseResult = { jobs: [], skipped: [], filtered: { closed: 0, tooOld: 0 } };
+export function parseJobTable(readme: string, options: ParseOptions): ParseResult {
+  const result: ParseResult = { jobs: [], skipped: [], filtered: { closed: 0, tooOld: 0 }, jobTables: 0, rows: 0, otherTables: [] };
   const firstLineOfKey = new Map<string, number>();
   const skip = (row: TableRow, reason: SkipReason, detail: string) => result.skipped.push({ line: row.line, reason, detail });
 
-  for (const table of findTables(markdown)) {
-    const columns = findColumns(table.header.map(plainText));
-    if (!columns) continue;
+  for (const table of tablesOf(readme)) {
+    const header = table.header.map(plainText);
+    const columns = findColumns(header);
+    if (!columns) {
+      if (result.otherTables.length < OTHER_TABLES_KEPT) result.otherTables.push(header);
+      continue;
+    }
+    result.jobTables++;
+    result.rows += table.rows.length;
     let companyAbove: string | null = null;
     for (const row of table.rows) {
       // Trailing empty cells (a stray `| |`) move nothing; any other count would put data under the wrong header.

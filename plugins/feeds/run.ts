@@ -1,7 +1,8 @@
 // One run of one feed (spec "States and transitions", feed rows): read the listing, remember every item (the first
 // run records them and posts none unless post_existing), post up to 25 new items 0.5 s apart to the feed's webhook
 // (a failed post stays new and goes out next run), then write the run record (the last 50 kept), the feed's
-// last_error, and the problem that a failing feed raises and a good run clears.
+// last_error, and the problem that a failing feed raises and a good run clears. A job list whose every item is new at
+// once (its format or links changed) is recorded without posting, so a change upstream never floods a channel.
 import { AllHackathonSourcesFailedError } from './hackathons/index.js';
 import { describeWebhookFailure, isAllowedWebhookUrl, type CoreServices, type OrgDb } from '@quad/core';
 import { readListing, ListingError, type Listing, type ListingItem } from './listing.js';
@@ -34,6 +35,19 @@ export interface RunOutcome { found: number; new: number; posted: number; error:
 export interface RunContext { db: OrgDb; services: CoreServices }
 
 const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A later run of a job list in which every item is new, more than a batch of them, while the feed knew items before:
+ * the list's format or its links most likely changed, so every posting would look new. The items are recorded
+ * without posting and the run fails with the reason (the next run, knowing them, is back to normal).
+ */
+async function allChanged(db: OrgDb, feed: FeedRow, items: ListingItem[]): Promise<boolean> {
+  if (feed.kind !== 'repo_jobs' || items.length <= POST_BATCH) return false;
+  const [known] = await db.sql<{ before: number; listed: number }>`
+    select count(*)::int as before, count(*) filter (where item_key = any(${items.map((item) => item.key)}::text[]))::int as listed
+    from feeds_items where ${db.inOrg()} and feed_id = ${feed.id}`;
+  return known!.before > 0 && known!.listed === 0;
+}
 
 /** Remember the listing's items (one statement); answers how many were new. Seen items get a fresh last_seen_at. */
 async function recordItems(db: OrgDb, feed: FeedRow, items: ListingItem[], status: 'new' | 'recorded'): Promise<number> {
@@ -127,11 +141,20 @@ export async function runFeed(ctx: RunContext, key: string, options: RunOptions)
     outcome.found = listing.items.length;
     outcome.note = listing.note;
     const firstRun = feed.first_run_at === null;
-    outcome.new = await db.transaction(async (tx) => {
-      const added = await recordItems(tx, feed, listing.items, firstRun && !options.postExisting ? 'recorded' : 'new');
+    const recorded = await db.transaction(async (tx) => {
+      const changed = !firstRun && await allChanged(tx, feed, listing.items);
+      const added = await recordItems(tx, feed, listing.items, (firstRun && !options.postExisting) || changed ? 'recorded' : 'new');
       if (firstRun) await tx.run`update feeds set first_run_at = ${startedAt} where ${tx.inOrg()} and id = ${feed.id}`;
-      return added;
+      return { added, changed };
     });
+    outcome.new = recorded.added;
+    if (recorded.changed) {
+      const config = feed.config as RepoJobsConfig;
+      outcome.error = `all ${outcome.new} items of ${config.path} of ${config.repo} are new at once: the list's format or its links `
+        + 'probably changed, so they were recorded without posting (the next run posts only what is new after them)';
+      await finish(ctx, feed, startedAt, options, outcome);
+      return outcome;
+    }
     const posting = await postNew(ctx, feed, options.sleep ?? timer);
     outcome.posted = posting.posted;
     outcome.error = posting.error;

@@ -109,7 +109,7 @@ t.test('Job alerts: add a feed, Run now, its history, delete it', async (t) => {
   await t.test('Hackathons: the same page for the other kind, its listings all chosen', async (t) => {
     await sidebar.getByRole('link', { name: 'Hackathons' }).click();
     const form = page.getByRole('form', { name: 'Add a hackathon feed' });
-    for (const listing of ['Hack Club Hackathons', 'Devpost', 'Devfolio']) t.ok(await form.getByLabel(listing).isChecked(), listing);
+    for (const listing of ['Hack Club Hackathons', 'Euro-Hackathons', 'Hackalist']) t.ok(await form.getByLabel(listing).isChecked(), listing);
     t.equal(await form.getByLabel('Starting in at most (days)').inputValue(), '90');
     await page.getByText('No feeds yet').waitFor();
   });

@@ -1,6 +1,6 @@
 // min_days_ahead / max_days_ahead, counted in UTC calendar days: an event starting later today is 0 days ahead, one
 // that started earlier today too (a feed running every few hours must not miss a same-day event), one that started
-// yesterday is -1 and never shown. Whole days because Devpost gives only days.
+// yesterday is -1 and never shown. Whole days because Hackalist (and often Euro-Hackathons) give only days.
 
 const DAY_MS = 86_400_000;
 

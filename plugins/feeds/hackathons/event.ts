@@ -34,6 +34,8 @@ export interface SourceRead {
 /** What an adapter needs for one read. */
 export interface AdapterContext {
   fetch: Fetcher;
+  /** The run's time: Hackalist is asked for this month and the next ones. */
+  now: Date;
   /** The source's base URL (its setting), without a trailing slash. */
   baseUrl: string;
   /** Deadline of each request, body included. */

@@ -1,13 +1,15 @@
 // listing_a: Hack Club's directory of hackathons (https://hackathons.hackclub.com), a public JSON API whose docs
 // ask users to credit "Hack Club Hackathons" with a link — the feed's README does.
 //
-// GET {FEEDS_LISTING_A_URL}/api/events/upcoming → a JSON array of events. Where the shape comes from:
-// - hackclub/hackathons components/api.mdx (the site's "API" page): the endpoint and the event schema
+// GET {FEEDS_LISTING_A_URL}/api/events/upcoming → a JSON array of events. Where the shape comes from (the site's
+// source, github.com/hackclub/hackathons, read at commit 43a97dcd9d28666b20abf81502335d7b263140ab, May 2026):
+// - components/api.mdx (the site's "API" page): the endpoint and the event schema
 //   { id, name, website, start, end, createdAt, logo, banner, city, state, country, countryCode, latitude,
 //     longitude, virtual, hybrid, mlhAssociated, apac } with ISO UTC dates ("2019-01-18T19:00:00.000Z").
-// - hackclub/hackathons lib/data.js getEvents(): events without id, name, website, start or end are dropped;
-//   a field left undefined is sent as "" (so an empty city means "none"); virtual and hybrid are booleans.
-// - hackclub/hackathons pages/api/events/upcoming.js: only events whose end is still ahead are listed.
+// - lib/data.js getEvents(): the events now come from dash.hackathons.hackclub.com (v1/hackathons) and are mapped to
+//   that schema (modality online → virtual, hybrid → hybrid; a `hack_club_event` flag is added); events without
+//   id, name, website, start or end are dropped; an undefined field is sent as "" and an unknown place as null.
+// - pages/api/events/upcoming.js: only events whose end is still ahead are listed (some may have started).
 import type { AdapterContext, HackathonEvent, SourceRead } from './event.js';
 import { fetchJson } from './fetch-json.js';
 import { endAfter, httpUrl, isItem, isoDate, place, text } from './fields.js';

@@ -13,8 +13,9 @@ const knownFields = (event: HackathonEvent) => FILLABLE.filter((field) => event[
 const sourceRank = (source: HackathonSourceId) => HACKATHON_SOURCE_IDS.indexOf(source);
 
 /**
- * Which copy of an event wins: the earliest start day; on the same day the copy that knows more fields (Devpost
- * dates are whole days, so comparing instants would always pick them over a timed listing); then listing order.
+ * Which copy of an event wins: the earliest start day; on the same day the copy that knows more fields (Hackalist
+ * and Euro-Hackathons dates are often whole days, so comparing instants would always pick them over a timed
+ * listing); then listing order.
  */
 function better(a: HackathonEvent, b: HackathonEvent): number {
   return utcDayNumber(a.starts_at) - utcDayNumber(b.starts_at)

@@ -1,10 +1,11 @@
 // Which real service each of the spec's listings is, the setting that holds its base URL, and the read functions
-// bound to a fetcher: the one place that maps listing_a/b/c to Hack Club, Devpost and Devfolio.
+// bound to a fetcher: the one place that maps listing_a/b/c to Hack Club, Euro-Hackathons and Hackalist, the public
+// JSON listings the seed system read (the two commercial sites that refuse automated requests are not sources).
 import type { AdapterContext, Fetcher, HackathonSourceId, SourceRead } from './event.js';
 import { HACKATHON_SOURCE_IDS } from './event.js';
 import { readHackClub } from './hack-club.js';
-import { readDevpost } from './devpost.js';
-import { readDevfolio } from './devfolio.js';
+import { readEuroHackathons } from './euro-hackathons.js';
+import { readHackalist } from './hackalist.js';
 
 export interface HackathonSource {
   /** The real service, for docs and logs. */
@@ -18,8 +19,8 @@ export interface HackathonSource {
 
 export const HACKATHON_SOURCES: Readonly<Record<HackathonSourceId, HackathonSource>> = Object.freeze({
   listing_a: { service: 'Hack Club Hackathons', setting: 'FEEDS_LISTING_A_URL', defaultUrl: 'https://hackathons.hackclub.com', read: readHackClub },
-  listing_b: { service: 'Devpost', setting: 'FEEDS_LISTING_B_URL', defaultUrl: 'https://devpost.com', read: readDevpost },
-  listing_c: { service: 'Devfolio', setting: 'FEEDS_LISTING_C_URL', defaultUrl: 'https://api.devfolio.co', read: readDevfolio },
+  listing_b: { service: 'Euro-Hackathons', setting: 'FEEDS_LISTING_B_URL', defaultUrl: 'https://euro-hackathons.com', read: readEuroHackathons },
+  listing_c: { service: 'Hackalist', setting: 'FEEDS_LISTING_C_URL', defaultUrl: 'https://www.hackalist.org', read: readHackalist },
 });
 
 /** Per request, body included. A source slower than this counts as failed for the run. */
@@ -32,11 +33,14 @@ export function createHackathonFetchers(options: {
   fetch: Fetcher;
   urls: Record<HackathonSourceId, string>;
   timeoutMs?: number;
+  /** The run's time (which Hackalist months are asked). Default: now. */
+  now?: Date;
 }): HackathonFetchers {
   const timeoutMs = options.timeoutMs ?? DEFAULT_HACKATHON_TIMEOUT_MS;
+  const now = options.now ?? new Date();
   const fetchers: HackathonFetchers = {};
   for (const id of HACKATHON_SOURCE_IDS) {
-    const context = { fetch: options.fetch, baseUrl: options.urls[id].replace(/(?<!\/)\/+$/, ''), timeoutMs };
+    const context = { fetch: options.fetch, now, baseUrl: options.urls[id].replace(/(?<!\/)\/+$/, ''), timeoutMs };
     fetchers[id] = () => HACKATHON_SOURCES[id].read(context);
   }
   return fetchers;

@@ -1,6 +1,7 @@
 // What a table cell says once its Markdown and HTML are taken away: plain text, the links it holds, and the list of
-// locations. The job lists write cells on one line with a small, known set of markup (bold, links, images, <a>,
-// <strong>, <br>, <details>), so a few regular expressions and string scans do; no HTML parser is needed.
+// locations. The job lists write cells with a small, known set of markup (bold, links, images, <a>, <strong>, <div>,
+// <br>, <details>), in Markdown pipe tables and in HTML <td> cells alike, so a few regular expressions and string
+// scans do; no HTML parser is needed.
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
 
@@ -66,16 +67,58 @@ export function plainText(cell: string): string {
   return decodeEntities(text).replace(/\s+/g, ' ').trim();
 }
 
-/** Every http(s) link of a cell, HTML `href` or Markdown `(url)`, in the order they appear. */
+/**
+ * Every http(s) link of a cell, in the order they appear: HTML `href`s, Markdown `(url)`s and bare addresses written
+ * as text (`https://jobs.example/1`). An address inside a link's markup or label is not counted twice.
+ */
 export function cellLinks(cell: string): string[] {
-  const found = [...anchorHrefs(cell), ...markdownUrls(cell)];
-  return found
-    .sort((a, b) => a.at - b.at)
-    .map((f) => f.url.trim())
-    .filter((url) => /^https?:\/\//i.test(url));
+  const marked = [...anchorHrefs(cell), ...markdownUrls(cell)];
+  const found = [...marked, ...bareUrls(cell)].sort((a, b) => a.at - b.at);
+  const seen = new Set<string>();
+  const links: string[] = [];
+  for (const link of found) {
+    const url = link.url.trim();
+    if (!/^https?:\/\//i.test(url) || seen.has(url)) continue;
+    seen.add(url);
+    links.push(url);
+  }
+  return links;
 }
 
 interface FoundLink { at: number; url: string }
+
+/**
+ * Addresses written as text, outside tags (an `href` is read by anchorHrefs) and outside a Markdown link's `(url)`.
+ * The address runs to the first space, quote, `<`, `>`, `|`, `)` or `]`; a sentence's final `.` or `,` is dropped.
+ * One pattern without nested repetition over the cell: linear.
+ */
+function bareUrls(cell: string): FoundLink[] {
+  const found: FoundLink[] = [];
+  const text = withoutTagsKeepingLength(cell);
+  for (const m of text.matchAll(/https?:\/\/[^\s"'<>|)\]]+/gi)) {
+    if (text[m.index - 1] === '(' && text[m.index - 2] === ']') continue; // a Markdown link's target
+    if (text[m.index - 2] === ']' && text[m.index - 1] === '<') continue;
+    let end = m[0].length;
+    while (end > 0 && '.,;:!?'.includes(m[0][end - 1]!)) end--; // a loop, not /[.,]+$/ (quadratic on a run of dots)
+    found.push({ at: m.index, url: m[0].slice(0, end) });
+  }
+  return found;
+}
+
+/** `text` with each `<…>` tag blanked out with spaces, so positions stay those of the cell. */
+function withoutTagsKeepingLength(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (;;) {
+    const start = text.indexOf('<', copied);
+    if (start === -1) break;
+    const end = text.indexOf('>', start + 1);
+    if (end === -1) break;
+    out += text.slice(copied, start) + ' '.repeat(end + 1 - start);
+    copied = end + 1;
+  }
+  return out + text.slice(copied);
+}
 
 /**
  * The `href` of each `<a …>` tag, read inside the tag only (up to its `>`): a scan rather than

@@ -32,19 +32,24 @@ export function cleanLink(url: string): string {
   return `${beforeHash.slice(0, queryAt)}${kept.length ? `?${kept.join('&')}` : ''}${hash}`;
 }
 
-function isSimplify(url: string): boolean {
+function hostOf(url: string): string {
   try {
-    const host = new URL(url).hostname.toLowerCase();
-    return host === 'simplify.jobs' || host.endsWith('.simplify.jobs');
+    return new URL(url).hostname.toLowerCase();
   } catch {
-    return false;
+    return '';
   }
 }
+
+const isSimplify = (url: string) => { const host = hostOf(url); return host === 'simplify.jobs' || host.endsWith('.simplify.jobs'); };
+/** The Wayback Machine copy the New-Grad list puts next to a closed role ("Archived"): a snapshot, not an application. */
+const isArchive = (url: string) => { const host = hostOf(url); return host === 'archive.org' || host.endsWith('.archive.org'); };
 
 /**
  * The application link of a cell's links: the first one that is not on simplify.jobs (Simplify lists show the
  * employer's posting first and their own one-click page second); a Simplify link only when it is the only kind.
+ * Archive snapshots (web.archive.org) are never the application.
  */
 export function pickApplicationLink(links: string[]): string | null {
-  return links.find((url) => !isSimplify(url)) ?? links[0] ?? null;
+  const live = links.filter((url) => !isArchive(url));
+  return live.find((url) => !isSimplify(url)) ?? live[0] ?? null;
 }

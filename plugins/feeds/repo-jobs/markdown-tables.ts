@@ -2,16 +2,7 @@
 // up to the first line without a pipe. Cells are split on unescaped pipes and trimmed; nothing inside them is
 // interpreted here.
 
-export interface TableRow {
-  /** 1-based line number in the document, for skip reasons a maintainer can look up. */
-  line: number;
-  cells: string[];
-}
-
-export interface MarkdownTable {
-  header: string[];
-  rows: TableRow[];
-}
+import type { TextTable } from './text-table.js';
 
 // Tested on the trimmed line: outer `\s*` next to `\|?\s*` could share a long blank line's spaces every way, and
 // each way was tried (quadratic).
@@ -25,15 +16,15 @@ export function splitCells(line: string): string[] {
   return text.split(/(?<!\\)\|/).map((cell) => cell.replace(/\\\|/g, '|').trim());
 }
 
-export function findTables(markdown: string): MarkdownTable[] {
+export function findTables(markdown: string): TextTable[] {
   const lines = markdown.split(/\r?\n/);
-  const tables: MarkdownTable[] = [];
+  const tables: TextTable[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
     if (!lines[i].includes('|') || !DELIMITER.test(lines[i + 1].trim())) continue;
     const header = splitCells(lines[i]);
     // As in GFM, the delimiter has one cell per header cell; otherwise `text | more` over a `---` rule is no table.
     if (splitCells(lines[i + 1]).length !== header.length) continue;
-    const table: MarkdownTable = { header, rows: [] };
+    const table: TextTable = { line: i + 1, header, rows: [] };
     let j = i + 2;
     for (; j < lines.length && lines[j].includes('|') && lines[j].trim() !== ''; j++) {
       table.rows.push({ line: j + 1, cells: splitCells(lines[j]) });

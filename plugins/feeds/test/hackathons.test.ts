@@ -1,11 +1,13 @@
-// The hackathons feed kind's reader against a loopback fake of the three listings (Hack Club, Devpost, Devfolio):
-// each adapter's normalisation with malformed items skipped, merging the same event across listings, the
-// days-ahead window on a fixed `now`, and every way a listing can fail (status, garbage, no answer, refused).
+// The hackathons feed kind's reader against a loopback fake of the three listings (Hack Club, Euro-Hackathons,
+// Hackalist): each adapter on the services' real answers (fixtures/hackathons/, sources in fixtures/SOURCES.md) and
+// on the fake's seeds with malformed items skipped, merging the same event across listings, the days-ahead window
+// on a fixed `now`, and every way a listing can fail (status, garbage, no answer, refused).
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { startFakeHackathons, type FakeHackathons } from '@quad/core/testing';
 import {
-  AllHackathonSourcesFailedError, collectHackathons, createHackathonFetchers, hackathonItemKey,
-  mergeHackathons, parseDevpostPeriod, readDevfolio, readDevpost, readHackClub,
+  AllHackathonSourcesFailedError, HACKALIST_MONTHS, collectHackathons, createHackathonFetchers, hackalistDay, hackathonItemKey,
+  mergeHackathons, readEuroHackathons, readHackClub, readHackalist,
   type AdapterContext, type HackathonEvent, type HackathonSourceId,
 } from '../hackathons/index.js';
 
@@ -14,12 +16,25 @@ const NOW = new Date('2026-03-01T12:00:00Z');
 const ALL: HackathonSourceId[] = ['listing_a', 'listing_b', 'listing_c'];
 const WINDOW = { now: NOW, minDaysAhead: 0, maxDaysAhead: 90 };
 
+const sample = (name: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/hackathons/${name}`, import.meta.url), 'utf8'));
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 const line = (e: HackathonEvent) => `${e.source} | ${e.name} | ${iso(e.starts_at)}`;
-const context = (fake: FakeHackathons, timeoutMs = 5_000): AdapterContext => ({ fetch, baseUrl: fake.url, timeoutMs });
-const fetchers = (fake: FakeHackathons, timeoutMs = 5_000) => createHackathonFetchers({ fetch, urls: fake.urls, timeoutMs });
+const context = (fake: FakeHackathons, now = NOW, timeoutMs = 5_000): AdapterContext => ({ fetch, now, baseUrl: fake.url, timeoutMs });
+const fetchers = (fake: FakeHackathons, timeoutMs = 5_000) => createHackathonFetchers({ fetch, urls: fake.urls, timeoutMs, now: NOW });
 
-t.test('listing_a (Hack Club): events read, malformed ones counted', async (t) => {
+t.test('listing_a (Hack Club): the documented event as the API sends it', async (t) => {
+  const fake = await startFakeHackathons(t);
+  fake.setHackClub(sample('hackclub-upcoming.json') as unknown[]);
+  const { events, skipped } = await readHackClub(context(fake));
+  t.same(events, [{
+    name: 'Hack Pennsylvania', url: 'https://hackpenn.com/', starts_at: new Date('2019-01-18T19:00:00Z'),
+    ends_at: new Date('2019-01-19T19:00:00Z'), location: 'State College, PA, United States', online: false, source: 'listing_a',
+  }]);
+  t.equal(skipped, 0);
+  t.match(fake.requests, [{ listing: 'listing_a', method: 'GET', path: '/api/events/upcoming' }]);
+});
+
+t.test('listing_a on the seeds: malformed events counted, online and hybrid read', async (t) => {
   const fake = await startFakeHackathons(t);
   const { events, skipped } = await readHackClub(context(fake));
   t.same(events.map(line), [
@@ -30,82 +45,83 @@ t.test('listing_a (Hack Club): events read, malformed ones counted', async (t) =
     'listing_a | Summer Shipyard | 2026-06-20T15:00:00.000Z',
   ], 'in the listing\'s order; the adapter does not filter by date');
   t.equal(skipped, 3, 'no website, start "TBD", and a null item');
-  t.same(events[0], {
-    name: 'Hack Pennsylvania', url: 'https://hackpenn.com/', starts_at: new Date('2026-03-14T14:00:00Z'),
-    ends_at: new Date('2026-03-15T20:00:00Z'), location: 'State College, PA, United States', online: false, source: 'listing_a',
-  });
-  t.equal(events[1].online, true, 'hybrid: can be joined online');
-  t.equal(events[1].location, 'Austin, TX, United States', 'and keeps its place');
-  t.match(events[2], { online: true, location: null }, 'virtual, with the empty strings the API sends for no place');
-  t.match(fake.requests, [{ listing: 'listing_a', method: 'GET', path: '/api/events/upcoming' }]);
+  t.match(events[1], { online: true, location: 'Austin, TX, United States' }, 'hybrid: can be joined online, and keeps its place');
+  t.match(events[2], { online: true, location: null }, 'virtual, with the nulls the API sends for no place');
 });
 
-t.test('listing_b (Devpost): upcoming events, day dates from the submission period, malformed ones counted', async (t) => {
+t.test('listing_b (Euro-Hackathons): the documented answer, then the seeds', async (t) => {
   const fake = await startFakeHackathons(t);
-  const { events, skipped } = await readDevpost(context(fake));
-  t.same(events.map((e) => `${e.name} | ${iso(e.starts_at)} | ${iso(e.ends_at)} | ${e.location} | ${e.online}`), [
-    'Spring Build | 2026-03-02T00:00:00.000Z | 2026-03-04T00:00:00.000Z | null | true',
-    'Build With Gemma | 2026-03-20T00:00:00.000Z | 2026-03-22T00:00:00.000Z | Bengaluru, India | false',
-    'Water Data Challenge | 2026-03-28T00:00:00.000Z | 2026-04-02T00:00:00.000Z | Lisbon, Portugal | false',
-    'GLOBAL CLIMATE HACK | 2026-04-18T00:00:00.000Z | 2026-04-19T00:00:00.000Z | null | true',
-  ], 'names trimmed and collapsed; "Online" is the online flag, not a place');
-  t.equal(skipped, 3, 'no title, period "TBA", a javascript: link');
-  t.ok(events.every((e) => e.source === 'listing_b' && e.url.startsWith('https://')));
-  t.equal(fake.requests.length, 1, 'a short first page is the last one');
-  t.same(fake.requests[0].query, { 'status[]': ['upcoming'], per_page: ['40'], page: ['1'] },
-    'only upcoming: the running "Ongoing Jam" is not asked for');
+  fake.setEuroHackathons((sample('euro-hackathons-upcoming.json') as { data: unknown[] }).data);
+  t.same(await readEuroHackathons(context(fake)), {
+    events: [{
+      name: 'AI Hackathon Munich', url: 'https://example.com/hackathon', starts_at: new Date('2025-06-15T09:00:00Z'),
+      ends_at: new Date('2025-06-16T18:00:00Z'), location: 'Munich, DE', online: null, source: 'listing_b',
+    }],
+    skipped: 0,
+  }, 'city and country code; the API does not say whether one can take part online');
+  t.same(fake.requests.map((r) => [r.path, r.query]), [['/api/hackathons', { status: ['upcoming'] }]]);
+
+  const seeded = await startFakeHackathons(t);
+  const { events, skipped } = await readEuroHackathons(context(seeded));
+  t.same(events.map((e) => `${e.name} | ${iso(e.starts_at)} | ${iso(e.ends_at)} | ${e.location}`), [
+    'Spring Build | 2026-03-02T00:00:00.000Z | 2026-03-04T00:00:00.000Z | Berlin, DE',
+    'Build With Gemma | 2026-03-20T00:00:00.000Z | 2026-03-22T00:00:00.000Z | Munich, DE',
+    'Water Data Challenge | 2026-03-28T09:00:00.000Z | 2026-04-02T18:00:00.000Z | Lisbon, PT',
+    'GLOBAL CLIMATE HACK | 2026-04-18T00:00:00.000Z | null | null',
+    'Yesterday Hack | 2026-02-28T10:00:00.000Z | 2026-03-01T10:00:00.000Z | Milan, IT',
+  ], 'day-only dates are UTC midnight; names trimmed and collapsed; "past" rows are not asked for');
+  t.equal(skipped, 3, 'no name, start "TBA", a javascript: link');
 });
 
-t.test('listing_b pages until a short page, at most DEVPOST_MAX_PAGES', async (t) => {
+t.test('listing_c (Hackalist): the real month files, five months asked, a missing month is empty', async (t) => {
   const fake = await startFakeHackathons(t);
-  const item = (n: number) => ({ id: n, title: `Hack ${n}`, url: `https://hack-${n}.devpost.com/`, open_state: 'upcoming', submission_period_dates: 'Mar 10 - 12, 2026', displayed_location: { icon: 'globe', location: 'Online' } });
-  fake.setDevpost(Array.from({ length: 45 }, (_, n) => item(n)));
-  const { events } = await readDevpost(context(fake));
-  t.equal(events.length, 45);
-  t.same(fake.requests.map((r) => r.query.page), [['1'], ['2']]);
-
-  fake.requests.length = 0;
-  fake.setDevpost(Array.from({ length: 200 }, (_, n) => item(n)));
-  t.equal((await readDevpost(context(fake))).events.length, 120, 'three pages of 40, then it stops');
-  t.equal(fake.requests.length, 3);
+  for (const month of ['2026/03', '2026/05']) fake.setHackalistMonth(month, null);
+  fake.setHackalistMonth('2024/12', sample('hackalist-2024-12.json'));
+  fake.setHackalistMonth('2025/03', sample('hackalist-2025-03.json'));
+  const { events, skipped } = await readHackalist(context(fake, new Date('2024-12-10T12:00:00Z')));
+  t.same(events, [
+    { name: 'PEC Hacks 2.0', url: 'https://pechacks.org/', starts_at: new Date('2024-12-28T00:00:00Z'), ends_at: new Date('2024-12-29T00:00:00Z'), location: 'Chennai, Tamil Nadu, India', online: null, source: 'listing_c' },
+    { name: 'BISV Hacks', url: 'https://bisvhacks.com/', starts_at: new Date('2025-03-01T00:00:00Z'), ends_at: new Date('2025-03-01T00:00:00Z'), location: 'San Jose, CA, United States', online: null, source: 'listing_c' },
+  ], '"December 28" and "1 March" with the year field; the city trimmed');
+  t.equal(skipped, 0);
+  t.equal(HACKALIST_MONTHS, 5);
+  t.same(fake.requests.map((r) => r.path), ['/api/1.0/2024/12.json', '/api/1.0/2025/01.json', '/api/1.0/2025/02.json', '/api/1.0/2025/03.json', '/api/1.0/2025/04.json'],
+    'this month and the next four, across the year end; 01, 02 and 04 answer 404 and count as empty');
 });
 
-t.test('Devpost submission periods', async (t) => {
-  const day = (text: string) => {
-    const period = parseDevpostPeriod(text);
-    return period && `${iso(period.starts)?.slice(0, 10)} → ${iso(period.ends)?.slice(0, 10)}`;
-  };
-  t.equal(day('May 19 - Aug 17, 2026'), '2026-05-19 → 2026-08-17', 'across months');
-  t.equal(day('Jul 18 - 19, 2026'), '2026-07-18 → 2026-07-19', 'same month written once');
-  t.equal(day('Aug 17, 2026'), '2026-08-17 → 2026-08-17', 'one day');
-  t.equal(day('Dec 28, 2025 - Jan 05, 2026'), '2025-12-28 → 2026-01-05', 'across a new year, both years written');
-  t.equal(day('Dec 28 - Jan 05, 2026'), '2025-12-28 → 2026-01-05', 'across a new year, one year written');
-  t.equal(day('September 3 - 5, 2026'), '2026-09-03 → 2026-09-05', 'full month name');
-  for (const bad of ['TBA', 'Feb 30 - Mar 02, 2026', 'Mar 10 - 12', 'Foo 10 - 12, 2026', 'Mar 12 - 10, 2026', '']) {
-    t.equal(parseDevpostPeriod(bad), null, `unreadable: "${bad}"`);
-  }
-});
-
-t.test('listing_c (Devfolio): both searches, one event per uuid, page URL built from the slug', async (t) => {
+t.test('listing_c on hand-typed files: online cities, a missing end, "location" for "city", a url without scheme', async (t) => {
   const fake = await startFakeHackathons(t);
-  const { events, skipped } = await readDevfolio(context(fake));
-  t.same(events.map(line), [
-    'listing_c | ETHIndia Warmup | 2026-03-10T04:30:00.000Z',
-    'listing_c | Build with Gemma | 2026-03-21T03:30:00.000Z',
-    'listing_c | hack the valley | 2026-05-02T00:00:00.000Z',
-    'listing_c | Yesterday Hack | 2026-02-28T10:00:00.000Z',
-  ], '"Build with Gemma" is in both searches and read once');
-  t.equal(skipped, 2, 'no slug, start "soon"');
-  t.same(events[1], {
-    name: 'Build with Gemma', url: 'https://build-with-gemma-bengaluru-ai-sprint.devfolio.co/',
-    starts_at: new Date('2026-03-21T03:30:00Z'), ends_at: new Date('2026-03-21T15:00:00Z'),
-    location: 'Bengaluru, Karnataka, India', online: false, source: 'listing_c',
-  }, 'city, state and country rather than the street address');
-  t.match(events[2], { online: null, location: null, ends_at: null }, 'fields the listing leaves out stay unknown');
-  t.same(fake.requests.map((r) => [r.method, r.path, r.body]), [
-    ['POST', '/api/search/hackathons', { type: 'upcoming', from: 0, size: 50 }],
-    ['POST', '/api/search/hackathons', { type: 'application_open', from: 0, size: 50 }],
-  ]);
+  fake.setHackalistMonth('2021/05', sample('hackalist-2021-05.json'));
+  fake.setHackalistMonth('2021/06', sample('hackalist-2021-06.json'));
+  const may = await readHackalist(context(fake, new Date('2021-05-01T00:00:00Z')));
+  t.same(may.events.map((e) => `${e.name} | ${iso(e.starts_at)} | ${iso(e.ends_at)} | ${e.location} | ${e.online}`), [
+    'SPARC FAIR Codeathon: Request for proposals | 2021-05-06T00:00:00.000Z | null | null | true',
+    'Hydrangea Hacks | 2021-06-18T00:00:00.000Z | 2021-06-20T00:00:00.000Z | San Jose, CA, United States | null',
+    'Ericsson Together Apart Hackathon UAE | 2021-06-10T00:00:00.000Z | 2021-06-12T00:00:00.000Z | null | true',
+  ], 'an empty endDate is no end; "Virtual" and "Online" are online, not places; "10 June 2021" read');
+
+  fake.setHackalistMonth('2020/08', sample('hackalist-2020-08.json'));
+  const august = await readHackalist(context(fake, new Date('2020-08-01T00:00:00Z')));
+  t.same(august.events.map((e) => `${e.name} | ${iso(e.ends_at)} | ${e.online}`), [
+    'Code Together 2020 | 2020-10-13T00:00:00.000Z | true',
+    'NHacks | 2020-08-23T00:00:00.000Z | true',
+  ], '"location": "Online" where "city" is missing');
+  t.equal(august.skipped, 1, 'TecHacks: "techecks.ml/" is not a link');
+});
+
+t.test('Hackalist days', async (t) => {
+  const day = (text: string, year: number | null = 2026) => iso(hackalistDay(text, year))?.slice(0, 10) ?? null;
+  t.equal(day('October 30'), '2026-10-30');
+  t.equal(day('30 October'), '2026-10-30');
+  t.equal(day('March, 21'), '2026-03-21');
+  t.equal(day('Sept 3'), '2026-09-03', 'a month name cut short');
+  t.equal(day('10 June 2021'), '2021-06-10', 'a year in the text wins');
+  t.equal(day('June 10', null), null, 'no year at all');
+  for (const bad of ['', 'soon', 'February 30', 'Foo 12', 'June', '12', 'June 10 and 11', 'x'.repeat(41)]) t.equal(day(bad), null, `unreadable: "${bad.slice(0, 20)}"`);
+  const fake = await startFakeHackathons(t);
+  fake.setHackalistMonth('2026/12', { December: [{ title: 'New Year Hack', url: 'https://nyh.example/', startDate: 'December 30', endDate: 'January 2', year: '2026', city: 'Online' }] });
+  const { events } = await readHackalist(context(fake, new Date('2026-12-01T00:00:00Z')));
+  t.same(events.map((e) => [iso(e.starts_at), iso(e.ends_at)]), [['2026-12-30T00:00:00.000Z', '2027-01-02T00:00:00.000Z']], 'an end in January is next year');
 });
 
 t.test('all three merged: one event per lowercase name, the window 0 to 90 days, sorted by start', async (t) => {
@@ -114,27 +130,29 @@ t.test('all three merged: one event per lowercase name, the window 0 to 90 days,
   t.same(run.events.map(line), [
     'listing_a | Morning Hack | 2026-03-01T08:00:00.000Z',
     'listing_b | Spring Build | 2026-03-02T00:00:00.000Z',
-    'listing_c | ETHIndia Warmup | 2026-03-10T04:30:00.000Z',
+    'listing_c | Warmup Hack | 2026-03-10T00:00:00.000Z',
     'listing_a | Hack Pennsylvania | 2026-03-14T14:00:00.000Z',
     'listing_b | Build With Gemma | 2026-03-20T00:00:00.000Z',
-    'listing_b | Water Data Challenge | 2026-03-28T00:00:00.000Z',
+    'listing_b | Water Data Challenge | 2026-03-28T09:00:00.000Z',
     'listing_a | Global Climate Hack | 2026-04-18T15:00:00.000Z',
     'listing_a | Hack the Valley | 2026-05-02T13:00:00.000Z',
   ], 'Morning Hack started this morning and is kept: 0 days ahead');
   t.same(run.sources, {
     listing_a: { ok: true, found: 5, skipped: 3 },
-    listing_b: { ok: true, found: 4, skipped: 3 },
-    listing_c: { ok: true, found: 4, skipped: 2 },
+    listing_b: { ok: true, found: 5, skipped: 3 },
+    listing_c: { ok: true, found: 3, skipped: 2 },
   });
   t.equal(run.duplicates, 3, 'Global Climate Hack (a, b), Build with Gemma (b, c), Hack the Valley (a, c)');
   t.same(run.filtered, { tooSoon: 1, tooLate: 1 }, 'Yesterday Hack; Summer Shipyard (111 days)');
   t.same(run.events.map((e) => e.key), run.events.map((e) => hackathonItemKey(e.name)));
   t.equal(run.events.find((e) => e.key === 'global climate hack')?.source, 'listing_a',
-    'same day, as many fields: the first listing, with its start time rather than Devpost\'s midnight');
-  t.match(run.events.find((e) => e.key === 'build with gemma'), { source: 'listing_b', location: 'Bengaluru, India', ends_at: new Date('2026-03-22T00:00:00Z') },
-    'the earliest start wins (Devpost: Mar 20; Devfolio: Mar 21)');
+    'same day, more fields: the first listing, with its start time rather than a whole day');
+  t.match(run.events.find((e) => e.key === 'build with gemma'), { source: 'listing_b', location: 'Munich, DE', ends_at: new Date('2026-03-22T00:00:00Z') },
+    'the earliest start wins (Euro-Hackathons: Mar 20; Hackalist: Mar 21)');
   t.match(run.events.find((e) => e.key === 'hack the valley'), { source: 'listing_a', location: 'Toronto, ON, Canada' },
-    'same day: the copy with more fields wins over Devfolio\'s earlier, emptier one');
+    'same day: the copy with more fields wins over Hackalist\'s emptier one');
+  t.same(fake.requests.filter((r) => r.listing === 'listing_c').map((r) => r.path),
+    ['/api/1.0/2026/03.json', '/api/1.0/2026/04.json', '/api/1.0/2026/05.json', '/api/1.0/2026/06.json', '/api/1.0/2026/07.json']);
 });
 
 t.test('min and max days ahead on a fixed now', async (t) => {
@@ -142,9 +160,9 @@ t.test('min and max days ahead on a fixed now', async (t) => {
   const names = async (minDaysAhead: number, maxDaysAhead: number) =>
     (await collectHackathons(ALL, fetchers(fake), { now: NOW, minDaysAhead, maxDaysAhead })).events.map((e) => e.name);
   t.same(await names(0, 0), ['Morning Hack'], '0 and 0: today only');
-  t.same(await names(1, 13), ['Spring Build', 'ETHIndia Warmup', 'Hack Pennsylvania'], 'tomorrow to Mar 14, both ends in');
+  t.same(await names(1, 13), ['Spring Build', 'Warmup Hack', 'Hack Pennsylvania'], 'tomorrow to Mar 14, both ends in');
   t.same(await names(14, 90), ['Build With Gemma', 'Water Data Challenge', 'Global Climate Hack', 'Hack the Valley']);
-  t.same(await names(0, 200), ['Morning Hack', 'Spring Build', 'ETHIndia Warmup', 'Hack Pennsylvania', 'Build With Gemma',
+  t.same(await names(0, 200), ['Morning Hack', 'Spring Build', 'Warmup Hack', 'Hack Pennsylvania', 'Build With Gemma',
     'Water Data Challenge', 'Global Climate Hack', 'Hack the Valley', 'Summer Shipyard'], 'yesterday\'s event never');
   const late = await collectHackathons(ALL, fetchers(fake), { now: new Date('2026-03-01T23:59:59Z'), minDaysAhead: 1, maxDaysAhead: 1 });
   t.same(late.events.map((e) => e.name), ['Spring Build'], 'days are UTC calendar days, not 24-hour spans');
@@ -198,7 +216,7 @@ t.test('a listing that never answers is cut by the timeout', async (t) => {
 
 t.test('a fetcher that ignores the abort signal is cut all the same', async (t) => {
   const never = () => new Promise<Response>(() => {});
-  const read = readHackClub({ fetch: never, baseUrl: 'http://unused.invalid', timeoutMs: 50 });
+  const read = readHackClub({ fetch: never, now: NOW, baseUrl: 'http://unused.invalid', timeoutMs: 50 });
   await t.rejects(read, { name: 'HackathonSourceError', message: 'timed out after 50 ms' });
 });
 
@@ -208,22 +226,25 @@ t.test('garbage and unexpected shapes fail the listing with a short message', as
   await t.rejects(readHackClub(context(fake)), { message: 'answer is not JSON' });
 
   // Valid JSON of the wrong shape, answered in memory.
-  const answering = (body: unknown) => async () => new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
-  const at = (body: unknown): AdapterContext => ({ fetch: answering(body), baseUrl: 'http://unused.invalid', timeoutMs: 1_000 });
+  const answering = (body: unknown, status = 200) => async () => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const at = (body: unknown, status = 200): AdapterContext => ({ fetch: answering(body, status), now: NOW, baseUrl: 'http://unused.invalid', timeoutMs: 1_000 });
   await t.rejects(readHackClub(at({ events: [] })), { message: 'answer is not a list of events' });
-  await t.rejects(readDevpost(at([])), { message: 'answer has no hackathons list' });
-  await t.rejects(readDevfolio(at({ result: [] })), { message: 'answer has no hits list' });
+  await t.rejects(readEuroHackathons(at([])), { message: 'answer has no data list' });
+  await t.rejects(readEuroHackathons(at({ hackathons: [] })), { message: 'answer has no data list' }, 'the shape the seed system guessed');
+  await t.rejects(readHackalist(at([])), { message: 'answer is not a month of events' });
+  await t.rejects(readHackalist(at({ March: 'soon' })), { message: 'answer is not a month of events' });
   t.same(await readHackClub(at([])), { events: [], skipped: 0 }, 'an empty list is an answer');
+  t.same(await readHackalist(at({ error: 'gone' }, 404)), { events: [], skipped: 0 }, 'no file for any month: nothing listed, not a failure');
 });
 
 t.test('a listing that refuses the connection fails with the error code only', async (t) => {
   const fake = await startFakeHackathons(t);
   const urls = fake.urls;
   await fake.close();
-  const run = await collectHackathons(['listing_a', 'listing_b'], createHackathonFetchers({ fetch, urls, timeoutMs: 2_000 }), WINDOW)
+  const run = await collectHackathons(['listing_a', 'listing_c'], createHackathonFetchers({ fetch, urls, timeoutMs: 2_000, now: NOW }), WINDOW)
     .catch((e: unknown) => e as AllHackathonSourcesFailedError);
   t.type(run, AllHackathonSourcesFailedError);
-  t.same((run as AllHackathonSourcesFailedError).failures, { listing_a: 'request failed (ECONNREFUSED)', listing_b: 'request failed (ECONNREFUSED)' });
+  t.same((run as AllHackathonSourcesFailedError).failures, { listing_a: 'request failed (ECONNREFUSED)', listing_c: 'request failed (ECONNREFUSED)' });
 });
 
 t.test('a fetcher\'s own errors become a reason, never their message', async (t) => {
@@ -231,8 +252,8 @@ t.test('a fetcher\'s own errors become a reason, never their message', async (t)
   const refused = Object.assign(new Error('refused: listing.example resolves to 10.0.0.5'), { name: 'SafeFetchError', reason: 'refused' });
   const odd = new Error('token=abc123 leaked in a message');
   const run = await collectHackathons(['listing_a', 'listing_b'], {
-    listing_a: () => readHackClub({ fetch: throwing(refused), baseUrl: 'http://unused.invalid', timeoutMs: 1_000 }),
-    listing_b: () => readDevpost({ fetch: throwing(odd), baseUrl: 'http://unused.invalid', timeoutMs: 1_000 }),
+    listing_a: () => readHackClub({ fetch: throwing(refused), now: NOW, baseUrl: 'http://unused.invalid', timeoutMs: 1_000 }),
+    listing_b: () => readEuroHackathons({ fetch: throwing(odd), now: NOW, baseUrl: 'http://unused.invalid', timeoutMs: 1_000 }),
   }, WINDOW).catch((e: unknown) => e as AllHackathonSourcesFailedError);
   t.same((run as AllHackathonSourcesFailedError).failures, { listing_a: 'request failed (refused)', listing_b: 'failed (Error)' });
 });

@@ -9,7 +9,7 @@ t.test('the listings\' base URLs: defaults, an override, a bad value refused', a
   t.match(feeds, { title: 'Feeds', category: 'Webhooks', defaultEnabled: false });
   t.same(quad.services.moduleSettings('feeds'), {
     FEEDS_REPO_RAW_URL: 'https://raw.githubusercontent.com',
-    FEEDS_LISTING_A_URL: 'https://hackathons.hackclub.com', FEEDS_LISTING_B_URL: 'http://127.0.0.2:8080', FEEDS_LISTING_C_URL: 'https://api.devfolio.co',
+    FEEDS_LISTING_A_URL: 'https://hackathons.hackclub.com', FEEDS_LISTING_B_URL: 'http://127.0.0.2:8080', FEEDS_LISTING_C_URL: 'https://www.hackalist.org',
   });
   await t.rejects(startTestApp(t, { plugins: ['./plugins/feeds'], role: 'api', config: { FEEDS_LISTING_A_URL: 'hackathons.example' } }), /FEEDS_LISTING_A_URL/);
 });

@@ -1,6 +1,8 @@
-// The repo_jobs parser (no database, no network) on a README written like the new-grad lists: continuation rows,
-// flags, HTML and Markdown links, Simplify links, several locations, bad rows, a year end, the age and closed
-// filters, and tracking parameters that must not change a posting's key.
+// The repo_jobs parser (no database, no network) on a README written for the tests (fixtures/jobs-readme.md): the
+// edge cases the real lists (real-lists.test.ts) do not show at their commits: bad rows of every kind, Markdown
+// links, a struck-through closed link, "Closed" in the link cell, `;`-separated locations, columns in another order,
+// escaped pipes, dates across a year end, bare addresses, hostile cells and tables; and tracking parameters that
+// must not change a posting's key.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { cleanLink, jobItemKey, parseJobTable, type JobPosting } from '../repo-jobs.js';
@@ -138,10 +140,36 @@ t.test('columns are found by header, not position', async (t) => {
   t.same(skipped, []);
 });
 
+t.test('a link cell may hold an HTML link, a Markdown link or a bare address', async (t) => {
+  const readme = [
+    '| Company | Role | Location | Application/Link | Date Posted |',
+    '|---|---|---|---|---|',
+    '| Acme | Bare | NYC | https://jobs.acme.example/1?utm_source=GHList&ref=Simplify | 0d |',
+    '| Acme | Bare in a sentence | NYC | Apply at https://jobs.acme.example/2, today. | 0d |',
+    '| Acme | Bare in HTML | NYC | <div align="center">https://jobs.acme.example/3</div> | 0d |',
+    '| Acme | Label is an address | NYC | [https://simplify.jobs/p/4](https://jobs.acme.example/4) | 0d |',
+    '| Acme | Markdown | NYC | [Apply](https://jobs.acme.example/5?ref=Simplify) | 0d |',
+    '| Acme | HTML | NYC | <a href="https://jobs.acme.example/6?utm_source=Simplify&amp;ref=Simplify">Apply</a> | 0d |',
+    '| Acme | Not a link | NYC | ftp://jobs.acme.example/7 www.acme.example/8 | 0d |',
+  ].join('\n');
+  const { jobs, skipped } = parseJobTable(readme, { now: NOW, maxAgeDays: 0, skipClosed: false });
+  t.same(jobs.map((job) => [job.role, job.link]), [
+    ['Bare', 'https://jobs.acme.example/1'],
+    ['Bare in a sentence', 'https://jobs.acme.example/2'],
+    ['Bare in HTML', 'https://jobs.acme.example/3'],
+    ['Label is an address', 'https://jobs.acme.example/4'],
+    ['Markdown', 'https://jobs.acme.example/5'],
+    ['HTML', 'https://jobs.acme.example/6'],
+  ], 'a bare address is read (a sentence\'s comma dropped), tracking parameters removed; a Simplify address as a label loses to the employer\'s');
+  t.same(skipped.map((s) => s.reason), ['no_link'], 'ftp: and a host without scheme are not links');
+});
+
 t.test('input that is not a job list gives nothing and never throws', async (t) => {
   for (const text of ['', 'no table here', '| Company | Role |\n|---|---|\n| A | B |', '| Company | Role | Location | Link | Date |\n|---|---|---|---|---|']) {
-    t.same(parseJobTable(text, { now: NOW, maxAgeDays: 2, skipClosed: true }), { jobs: [], skipped: [], filtered: { closed: 0, tooOld: 0 } });
+    t.match(parseJobTable(text, { now: NOW, maxAgeDays: 2, skipClosed: true }), { jobs: [], skipped: [], filtered: { closed: 0, tooOld: 0 }, rows: 0 });
   }
+  t.same(['', '| Company | Role |\n|---|---|\n| A | B |', '| Company | Role | Location | Link | Date |\n|---|---|---|---|---|']
+    .map((text) => parseJobTable(text, { now: NOW, maxAgeDays: 2, skipClosed: true }).jobTables), [0, 0, 1], 'a job table with no rows is still one');
   const orphan = parseJobTable('| Company | Role | Location | Link | Date |\n|---|---|---|---|---|\n| ↳ | SWE | NYC | [Apply](https://a.example/1) | Jan 02 |', { now: NOW, maxAgeDays: 0, skipClosed: false });
   t.same(orphan.skipped.map((s) => s.reason), ['no_company'], 'a continuation at the top of a table');
   const afterRule = parseJobTable('Salary | benefits below\n---\n| Company | Role | Location | Link | Date |\n|---|---|---|---|---|\n| Acme | SWE | NYC | [Apply](https://a.example/1) | Jan 02 |', { now: NOW, maxAgeDays: 0, skipClosed: false });
@@ -187,4 +215,25 @@ t.test('hostile cells read in linear time', async (t) => {
   const { jobs } = parseJobTable(readme, { now: NOW, maxAgeDays: 0, skipClosed: false });
   t.ok(performance.now() - started < 500, `read in ${Math.round(performance.now() - started)} ms`);
   t.same(jobs.map((job) => job.link), ['https://acme.example/apply'], 'only the row with a real link is a job');
+});
+
+// The same for HTML tables and bare addresses: tags never closed, cells and rows never closed, a run of dots after
+// an address. Each input is about 1 MB; the bound is generous (each reads in tens of milliseconds).
+t.test('hostile HTML reads in linear time', async (t) => {
+  const header = '<table><tr><th>Company</th><th>Role</th><th>Location</th><th>Application</th><th>Age</th></tr>';
+  const row = (link: string) => `<tr><td>Acme</td><td>Engineer</td><td>NYC</td><td>${link}</td><td>0d</td></tr>`;
+  const inputs = {
+    'unclosed tags': `${header}${'<td'.repeat(330_000)}`,
+    'cells never closed': `${header}${'<tr><td>x'.repeat(110_000)}`,
+    'tables never closed': '<table><tr><th>Company'.repeat(40_000),
+    'lone <': `${header}${row('<a href="https://acme.example/1">Apply</a>')}${'<'.repeat(1_000_000)}`,
+    'a run of dots': `${header}${row(`https://acme.example/${'.'.repeat(1_000_000)}x`)}`,
+    'many tags, one cell': `${header}${row(`${'<b>'.repeat(300_000)}https://acme.example/2`)}`,
+  };
+  for (const [name, readme] of Object.entries(inputs)) {
+    const started = performance.now();
+    parseJobTable(readme, { now: NOW, maxAgeDays: 0, skipClosed: false });
+    const ms = Math.round(performance.now() - started);
+    t.ok(ms < 1_500, `${name}: read in ${ms} ms`);
+  }
 });

@@ -43,7 +43,7 @@ export interface ConfigField {
 }
 
 /** The hackathon listings (hackathons/sources.ts). */
-export const SOURCES: [id: string, service: string][] = [['listing_a', 'Hack Club Hackathons'], ['listing_b', 'Devpost'], ['listing_c', 'Devfolio']];
+export const SOURCES: [id: string, service: string][] = [['listing_a', 'Hack Club Hackathons'], ['listing_b', 'Euro-Hackathons'], ['listing_c', 'Hackalist']];
 
 /** Each kind's page (the manifest's pages) and config fields, defaults as feed-config.ts fills them in. */
 export const KINDS: Record<Kind, { title: string; noun: string; intro: string; fields: ConfigField[] }> = {

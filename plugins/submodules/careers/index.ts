@@ -1,6 +1,7 @@
 // The careers submodule: feed presets for the feeds module. Software internships and new-grad roles come from the job
-// tables of well-known public repositories (a repo_jobs feed reads the README's table); hackathons from the three
-// public listings. An org that subscribes sees these under the feeds module's presets and adds one with a webhook.
+// tables of SimplifyJobs' public lists (a repo_jobs feed reads the README's HTML or Markdown tables); hackathons from
+// the three public listings (Hack Club, Euro-Hackathons, Hackalist). An org that subscribes sees these under the feeds
+// module's presets and adds one with a webhook.
 import { defineSubmodule } from 'quad-submodule-kit';
 
 export default defineSubmodule({
@@ -26,7 +27,7 @@ export default defineSubmodule({
     {
       key: 'hackathons',
       title: 'Hackathons',
-      description: 'Hackathons starting in the next 60 days, from the three public hackathon listings.',
+      description: 'Hackathons starting in the next 60 days, from the public listings of Hack Club, Euro-Hackathons and Hackalist.',
       kind: 'hackathons',
       config: { sources: ['listing_a', 'listing_b', 'listing_c'], min_days_ahead: 0, max_days_ahead: 60 },
     },
