@@ -10,7 +10,7 @@ export interface EventForMessage { kind: string; title: string; message: string;
 
 function color(kind: string): number {
   if (kind.startsWith('error.') || /\.(failed|error|down)$/.test(kind)) return RED;
-  if (/\.(created|joined|succeeded|deployed|up)$/.test(kind)) return GREEN;
+  if (/[._](created|joined|succeeded|deployed|up)$/.test(kind)) return GREEN;
   return BLURPLE;
 }
 

@@ -38,5 +38,7 @@ export const PointsMember = defineOrgEntity({
     knownByEmail: p.boolean().default(false),
     knownByDiscord: p.boolean().default(false),
     firstSeenAt: p.datetime().onCreate(() => new Date()),
+    /** When the member last joined the org's Discord server (GUILD_MEMBER_ADD's joined_at); null when no join was seen. */
+    discordJoinedAt: p.datetime().nullable(),
   },
 });

@@ -7,12 +7,16 @@ import { PointsEntry, PointsMember } from './entities.js';
 import { ledger, pointsLedger } from './ledger.js';
 import { pointsRoutes } from './routes.js';
 import { gatewayDaemon } from './gateway.js';
+import { MEMBER_JOINED_EVENT } from './messages.js';
 import { pointsDashboard } from './dashboard.js';
 
 export { pointsLedger, type PointsLedger, type Member, type MemberView, type KnownBy, type NewEntry, type EntryView } from './ledger.js';
-export { awardForMessage, recordMemberJoined, messageFromGateway, memberFromGateway, snowflakeTime, type MessageSeen, type MessageAward } from './messages.js';
+export {
+  awardForMessage, recordMemberJoined, messageFromGateway, memberFromGateway, snowflakeTime, MEMBER_JOINED_EVENT,
+  type MessageSeen, type MessageAward, type MemberJoin, type MemberJoined,
+} from './messages.js';
 export { readCheckins, parseCsv, CHECKIN_MAX_ROWS, type CheckinRow, type CsvProblem } from './csv.js';
-export { gatewayDaemon, restBase, GATEWAY_INTENTS } from './gateway.js';
+export { gatewayDaemon, restBase, GATEWAY_INTENTS, FATAL_CLOSE_CODES } from './gateway.js';
 
 export default defineModule({
   name: 'points',
@@ -26,6 +30,8 @@ export default defineModule({
   migrations: new URL('./migrations/', import.meta.url),
   routes: pointsRoutes,
   daemons: [gatewayDaemon],
+  // A member joining the org's Discord server (the gateway's GUILD_MEMBER_ADD): a notification, and outbound webhooks.
+  events: [MEMBER_JOINED_EVENT],
   dashboard: pointsDashboard,
   // The Points page and Overview card: web/index.tsx, built to web/dist/ (README "Pages").
   pages: {

@@ -1,5 +1,6 @@
-// Points per message: the service the gateway calls (cooldown, idempotency per message id, concurrency), the
-// payload filters, and the gateway daemon's life cycle (it cannot reach Discord's gateway from here).
+// Points per message and joins: the services the gateway calls (cooldown, idempotency per message id, concurrency;
+// a join recorded and announced once), the payload filters, and the gateway daemon's life cycle without a gateway
+// (gateway.test.ts drives it against the fake gateway).
 import t from 'tap';
 import { startTestApp } from '@quad/core/testing';
 import { awardForMessage, memberFromGateway, messageFromGateway, recordMemberJoined, restBase, snowflakeTime } from '../index.js';
@@ -71,11 +72,29 @@ t.test('awardForMessage', async (t) => {
     await w.sql('update organizations set modules = ? where id = ?', [JSON.stringify({ points: true, store: true }), w.org.id]);
   });
 
-  t.test('recordMemberJoined', async (t) => {
-    t.equal(await recordMemberJoined(orm, services, { guildId, chatUserId: '1400000000000000009', username: 'newbie' }), true);
+  t.test('recordMemberJoined: the member, and one event per join', async (t) => {
+    const joinedAt = new Date('2025-03-01T10:00:00Z');
+    const first = await recordMemberJoined(orm, services, { guildId, chatUserId: '1400000000000000009', username: 'newbie', displayName: 'New Bie', joinedAt });
+    t.match(first, { recorded: true, announced: true, orgId: w.org.id, eventId: Number });
     t.equal((await w.sql('select username from users where chat_user_id = ?', ['1400000000000000009']))[0]!.username, 'newbie');
-    t.equal(await recordMemberJoined(orm, services, { guildId: '1999999999999999999', chatUserId: '1400000000000000010', username: 'x' }), false);
+    const events = () => w.sql<{ kind: string; title: string; message: string; data: Record<string, unknown> }>(
+      `select kind, title, message, data from notifications where organization_id = ? and kind = 'points.member_joined' order by id`, [w.org.id]);
+    t.match(await events(), [{ title: 'New Bie joined the Discord server', message: '@newbie is new to the server',
+      data: { chat_user_id: '1400000000000000009', username: 'newbie', display_name: 'New Bie', joined_at: joinedAt.toISOString(), rejoined: false } }]);
+    t.match(await recordMemberJoined(orm, services, { guildId, chatUserId: '1400000000000000009', username: 'newbie', joinedAt }),
+      { recorded: true, announced: false }, 'the same join again: recorded, not announced');
+    const twice = await Promise.all([1, 2, 3].map(() => recordMemberJoined(orm, services, {
+      guildId, chatUserId: '1400000000000000009', username: 'newbie', joinedAt: new Date('2025-04-01T00:00:00Z'), rejoined: true })));
+    t.equal(twice.filter((r) => r.recorded && r.announced).length, 1, 'a new join delivered three times at once: announced once');
+    t.match((await events()).at(-1), { message: '@newbie rejoined (was a member before)', data: { rejoined: true } });
+    t.equal((await events()).length, 2);
+
+    t.same(await recordMemberJoined(orm, services, { guildId: '1999999999999999999', chatUserId: '1400000000000000010', username: 'x' }), { recorded: false, why: 'no_org' });
     t.same(await w.sql('select 1 from users where chat_user_id = ?', ['1400000000000000010']), []);
+    await w.sql('update organizations set modules = ? where id = ?', [JSON.stringify({ points: false }), w.org.id]);
+    t.same(await recordMemberJoined(orm, services, { guildId, chatUserId: '1400000000000000011', username: 'y' }), { recorded: false, why: 'module_off' });
+    t.same(await w.sql('select 1 from users where chat_user_id = ?', ['1400000000000000011']), [], 'points off: nothing recorded');
+    await w.sql('update organizations set modules = ? where id = ?', [JSON.stringify({ points: true, store: true }), w.org.id]);
   });
 });
 
@@ -89,8 +108,12 @@ t.test('gateway payloads', async (t) => {
   t.equal(messageFromGateway(null), null);
   t.same(messageFromGateway({ ...base, timestamp: undefined })!.at, snowflakeTime(base.id), 'time from the snowflake');
   t.equal(snowflakeTime('175928847299117063')!.toISOString(), '2016-04-30T11:18:25.796Z', 'Discord\'s documented example');
-  t.same(memberFromGateway({ guild_id: '1', user: { id: '2', username: 'x' } }), { guildId: '1', chatUserId: '2', username: 'x' });
+  t.same(memberFromGateway({ guild_id: '1', user: { id: '2', username: 'x' } }), { guildId: '1', chatUserId: '2', username: 'x', displayName: 'x', joinedAt: null, rejoined: false });
+  t.match(memberFromGateway({ guild_id: '1', nick: null, flags: 1, joined_at: '2025-01-02T03:04:05.678000+00:00', user: { id: '2', username: 'x', global_name: 'Ex' } }),
+    { displayName: 'Ex', joinedAt: new Date('2025-01-02T03:04:05.678Z'), rejoined: true }, 'global name, joined_at in Discord\'s format, DID_REJOIN');
   t.equal(memberFromGateway({ guild_id: '1', user: { id: '2', bot: true } }), null);
+  t.equal(memberFromGateway({ user: { id: '2' } }), null, 'no guild');
+  t.equal(memberFromGateway('{}'), null);
   t.same(restBase('https://discord.com/api/v10'), { api: 'https://discord.com/api', version: '10' });
   t.same(restBase('http://127.0.0.1:9999/'), { api: 'http://127.0.0.1:9999', version: '10' });
 });

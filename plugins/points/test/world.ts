@@ -1,5 +1,6 @@
-// A signed-in world for the points tests: the member world of @quad/core/testing with the points module, and
-// ledger helpers that write and read this module's own table.
+// A signed-in world for the points tests: the member world of @quad/core/testing with the points module (and any
+// other plugins a test names), and ledger helpers that write and read this module's own table. The gateway daemon is
+// off here (POINTS_GATEWAY false); gateway.test.ts runs it in a worker process of its own.
 import type { FastifyBaseLogger } from 'fastify';
 import { startMemberWorld, type MemberWorld, type TeardownHost } from '@quad/core/testing';
 
@@ -14,11 +15,13 @@ export interface PointsWorldOptions {
   logger?: FastifyBaseLogger;
   config?: Record<string, unknown>;
   modules?: Record<string, boolean>;
+  /** More plugins beside the points module (e.g. './plugins/event_webhook'). */
+  plugins?: string[];
 }
 
 export async function startPointsWorld(t: TeardownHost, options: PointsWorldOptions = {}): Promise<PointsWorld> {
   const world = await startMemberWorld(t, {
-    plugins: ['./plugins/points'],
+    plugins: ['./plugins/points', ...(options.plugins ?? [])],
     orgModules: options.modules ?? { points: true },
     enforce: options.enforce,
     logger: options.logger,

@@ -2,11 +2,15 @@
 // uses (OAuth authorize/token, /users/@me, the bot's guild/member/role reads, bot messages, webhooks), with
 // in-memory state, request log and fault controls (down, unreachable, held past any timeout, 429, delay). Rate limits as Discord sends them: every
 // answer carries the X-RateLimit-* headers of its bucket (one per route, counted per guild, channel or webhook),
-// and a spent bucket answers 429 with `retry_after` in the body. Test code, not production code.
+// and a spent bucket answers 429 with `retry_after` in the body. Its gateway (gateway.ts, started on request) is the
+// one GET /gateway/bot names. Test code, not production code.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { outageControls } from '../outage.js';
+import { startFakeGateway, type FakeGateway, type FakeGatewayOptions } from './gateway.js';
+
+export * from './gateway.js';
 
 /** `bot` is set (true) only on bot accounts, as Discord sends it. */
 export interface FakeUser { id: string; username: string; global_name: string | null; avatar: string | null; bot?: true }
@@ -81,6 +85,14 @@ export interface FakeDiscord {
   delayNext(ms: number, count?: number): void;
   /** The next `count` requests are done at once (a message is posted) but answered only after `ms`: a lost answer. */
   delayAnswerNext(ms: number, count?: number): void;
+  /**
+   * Start the fake gateway (gateway.ts) on its own port; from then on GET /gateway and GET /gateway/bot answer its
+   * URL. Before, they answer 404, so the gateway daemon of a test that sets BOT_TOKEN without a gateway never
+   * connects (it retries). One gateway per fake, closed with it.
+   */
+  startGateway(options?: FakeGatewayOptions): Promise<FakeGateway>;
+  /** The gateway started by startGateway, or null. */
+  readonly gateway: FakeGateway | null;
   close(): Promise<void>;
 }
 
@@ -121,6 +133,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   let delays: { ms: number; count: number } | null = null;
   let answerDelays: { ms: number; count: number } | null = null;
   const timers = new Set<NodeJS.Timeout>();
+  let gateway: FakeGateway | null = null;
 
   const guildOf = (id: string) => {
     const g = guilds.get(id);
@@ -238,6 +251,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       return json(200, { access_token: access, token_type: 'Bearer', expires_in: 604800, refresh_token: secret(), scope: issued.scope });
     }
 
+    // --- The gateway's address (developers/events/gateway.mdx, "Get Gateway"): no credential ---
+    if (route === 'GET /gateway' && gateway) return json(200, { url: gateway.url });
+
     // --- Everything else needs a credential ---
     let caller: { kind: 'bot' } | { kind: 'user'; userId: string };
     if (auth === 'bot' && authz === `Bot ${botToken}`) caller = { kind: 'bot' };
@@ -266,6 +282,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     }
 
     if (caller.kind !== 'bot') return discordError(403, 'Missing Access', 50001);
+
+    // "Get Gateway Bot": the URL, the recommended shards and the session start limit (identifies left today).
+    if (route === 'GET /gateway/bot' && gateway) {
+      return json(200, {
+        url: gateway.url, shards: gateway.shards,
+        session_start_limit: { total: 1000, remaining: Math.max(0, 1000 - gateway.stats.identified), reset_after: 14_400_000, max_concurrency: 1 },
+      });
+    }
 
     if (seg[0] === 'channels' && seg.length === 3 && seg[2] === 'messages' && method === 'POST') {
       const body = parseJson(rawBody) as Record<string, unknown> | undefined;
@@ -433,7 +457,22 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     delayAnswerNext(ms, count = 1) {
       answerDelays = { ms, count };
     },
+    async startGateway(gatewayOptions) {
+      if (gateway) throw new Error('fake discord: the gateway is already started');
+      gateway = await startFakeGateway({
+        token: botToken, applicationId: clientId, botUser,
+        guildIds: () => [...guilds.keys()],
+        user: userOf,
+        member: (guildId, userId) => guildOf(guildId).members.get(userId),
+        addMember: (guildId, userId) => fake.addMember(guildId, userId),
+      }, gatewayOptions);
+      return gateway;
+    },
+    get gateway() {
+      return gateway;
+    },
     async close() {
+      await gateway?.close();
       for (const t of timers) clearTimeout(t);
       timers.clear();
       outage.releaseAll();
