@@ -1,15 +1,17 @@
 // The catalog: the submodules of the packages named in SUBMODULES_PACKAGES, loaded once per process, checked (a bad
 // package fails boot naming the package and the field) and resolved against the deployment's base URLs
-// (SUBMODULES_BASE_URLS), so page URLs and links are plain URLs from here on.
+// (SUBMODULES_BASE_URLS), so page URLs and links are plain URLs from here on. A package that exports a kit choice
+// (campus) brings the kit its setting names (kits.ts).
 import { importSpecifier, type CoreServices } from '@quad/core';
 import {
-  submoduleProblems, type FeedPresetDecl, type PageDecl, type Part, type QueryDecl, type SubmoduleContent,
+  isKitChoice, type FeedPresetDecl, type PageDecl, type Part, type QueryDecl, type SubmoduleCode, type SubmoduleContent,
+  type SubmoduleDecl,
 } from 'quad-submodule-kit';
+import { checked, SubmoduleConfigError } from './content-check.js';
+import { loadKit } from './kits.js';
 import { settingsOf, type SubmodulesSettings } from './settings.js';
 
-export class SubmoduleConfigError extends Error {
-  override name = 'SubmoduleConfigError';
-}
+export { SubmoduleConfigError };
 
 /** A submodule as the module serves it: its content with every base resolved. */
 export interface Submodule {
@@ -18,9 +20,15 @@ export interface Submodule {
   description: string;
   /** The package that declared it. */
   package: string;
+  /** The kit that makes its content (a built-in kit's name or a kit folder's path), or null for a plain package. */
+  kit: string | null;
   readers: Partial<Record<Part, string[]>>;
   /** Base name → URL in force (without a trailing slash). */
   bases: Record<string, string>;
+  /** Base name → the site's name in error messages ("its site" when the content gives none). */
+  siteNames: Record<string, string>;
+  /** The parsers and transforms its content names. */
+  code: SubmoduleCode;
   /** Shared pages with absolute URLs. */
   pages: PageDecl[];
   queries: QueryDecl[];
@@ -48,11 +56,11 @@ export function catalogOf(services: CoreServices): Promise<Catalog> {
   return catalog;
 }
 
-export async function loadCatalog(settings: Pick<SubmodulesSettings, 'SUBMODULES_PACKAGES' | 'SUBMODULES_BASE_URLS'>): Promise<Catalog> {
-  const contents: { spec: string; content: SubmoduleContent }[] = [];
-  for (const spec of [...new Set(settings.SUBMODULES_PACKAGES)]) {
-    for (const content of await importContents(spec)) contents.push({ spec, content });
-  }
+export type CatalogSettings = Pick<SubmodulesSettings, 'SUBMODULES_PACKAGES' | 'SUBMODULES_BASE_URLS' | 'SUBMODULES_CAMPUS_KIT'>;
+
+export async function loadCatalog(settings: CatalogSettings): Promise<Catalog> {
+  const contents: Loaded[] = [];
+  for (const spec of [...new Set(settings.SUBMODULES_PACKAGES)]) contents.push(...await importContents(spec, settings));
   const byName = new Map<string, string>();
   for (const { spec, content } of contents) {
     const other = byName.get(content.name);
@@ -60,14 +68,16 @@ export async function loadCatalog(settings: Pick<SubmodulesSettings, 'SUBMODULES
     byName.set(content.name, spec);
   }
   const overrides = baseOverrides(settings.SUBMODULES_BASE_URLS, new Map(contents.map(({ content }) => [content.name, content])));
-  const list = contents.map(({ spec, content }) => resolveSubmodule(spec, content, overrides.get(content.name) ?? {}));
+  const list = contents.map(({ spec, content, kit }) => resolveSubmodule(spec, kit, content, overrides.get(content.name) ?? {}));
   list.sort((a, b) => a.name.localeCompare(b.name));
   const index = new Map(list.map((s) => [s.name, s]));
   return { list, get: (name) => index.get(name) };
 }
 
-/** The checked submodules of one package (its default export: one submodule or a list). */
-async function importContents(spec: string): Promise<SubmoduleContent[]> {
+interface Loaded { spec: string; content: SubmoduleDecl; kit: string | null }
+
+/** The checked submodules of one package (its default export: one submodule, a list, or a kit choice). */
+async function importContents(spec: string, settings: CatalogSettings): Promise<Loaded[]> {
   const fail = (field: string, problem: string) => new SubmoduleConfigError(`Submodule package "${spec}": ${field}: ${problem}`);
   let module: Record<string, unknown>;
   try {
@@ -76,16 +86,15 @@ async function importContents(spec: string): Promise<SubmoduleContent[]> {
     throw fail('package', `cannot be imported (is it installed, and named in SUBMODULES_PACKAGES as its package name or a path?): ${(err as Error).message}`);
   }
   const exported = module.default;
-  if (exported === undefined) throw fail('default export', 'must be defineSubmodule({...}) or a list of them');
+  if (exported === undefined) throw fail('default export', 'must be defineSubmodule({...}), a list of them or defineKitChoice({...})');
+  if (isKitChoice(exported)) {
+    const { kit, content } = await loadKit(exported, settings);
+    return [{ spec, content, kit }];
+  }
   const contents = Array.isArray(exported) ? exported : [exported];
   return contents.map((content, i) => {
-    const problems = submoduleProblems(content);
     const at = Array.isArray(exported) ? `default[${i}].` : '';
-    if (problems.length) {
-      const more = problems.length > 1 ? ` (and ${problems.length - 1} more: ${problems.slice(1, 4).join('; ')})` : '';
-      throw new SubmoduleConfigError(`Submodule package "${spec}": ${at}${problems[0]}${more}`);
-    }
-    return content as SubmoduleContent;
+    return { spec, content: checked(content, (problem) => `Submodule package "${spec}": ${at}${problem}`), kit: null };
   });
 }
 
@@ -111,11 +120,12 @@ function baseOverrides(entries: string[], contents: Map<string, SubmoduleContent
 
 const trimSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
-function resolveSubmodule(spec: string, c: SubmoduleContent, overrides: Record<string, string>): Submodule {
+function resolveSubmodule(spec: string, kit: string | null, c: SubmoduleDecl, overrides: Record<string, string>): Submodule {
   const bases = Object.fromEntries(Object.entries(c.bases ?? {}).map(([name, b]) => [name, trimSlash(overrides[name] ?? b.url)]));
+  const siteNames = Object.fromEntries(Object.entries(c.bases ?? {}).map(([name, b]) => [name, b.title ?? 'its site']));
   const expand = (template: string) => template.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, name: string) => bases[name]!);
   return {
-    name: c.name, title: c.title, description: c.description, package: spec, readers: c.readers, bases,
+    name: c.name, title: c.title, description: c.description, package: spec, kit, readers: c.readers, bases, siteNames, code: c.code ?? {},
     pages: (c.pages ?? []).map((p) => ({ ...p, url: expand(p.url) })),
     queries: c.queries ?? [],
     feeds: c.feeds ?? [],

@@ -2,7 +2,7 @@
 // feed presets, the modules that read it, its shared pages with their last crawl (from the knowledge module when it
 // is loaded), whether the org subscribes and how many orgs do; and the superadmin's view of every submodule.
 import type { CoreServices, EntityManager, OrgDb } from '@quad/core';
-import type { ParamDecl, Part, QueryDecl } from 'quad-submodule-kit';
+import { choicesOf, type ParamDecl, type Part, type QueryDecl } from 'quad-submodule-kit';
 import { catalogOf, type Submodule } from './catalog.js';
 import { sharedPages, type SharedPagesStatus } from './knowledge-link.js';
 import { LIMIT_KEY, subscriberCounts, subscriptionsOf } from './subscriptions.js';
@@ -13,7 +13,7 @@ const DEFAULT_MAX_LENGTH = 200;
 export function paramView(name: string, p: ParamDecl) {
   return {
     name, description: p.description, required: !p.optional && p.default === undefined, default: p.default ?? null,
-    values: p.values ? [...p.values] : null, pattern: p.pattern ?? null, example: p.example ?? null, max_length: p.max_length ?? DEFAULT_MAX_LENGTH,
+    values: choicesOf(p), many: p.many ?? false, pattern: p.pattern ?? null, example: p.example ?? null, max_length: p.max_length ?? DEFAULT_MAX_LENGTH,
   };
 }
 

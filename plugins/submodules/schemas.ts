@@ -15,6 +15,7 @@ export const ParamView = Type.Object({
   required: Type.Boolean({ description: 'must be sent (no default, not optional)' }),
   default: Nullable(Type.String()),
   values: Nullable(Type.Array(Type.String(), { description: 'the accepted values, when the parameter has a list' })),
+  many: Type.Boolean({ description: 'takes a comma list of accepted values ("monday,wednesday")' }),
   pattern: Nullable(Type.String({ description: 'a regular expression the whole value must match' })),
   example: Nullable(Type.String()),
   max_length: Type.Integer(),

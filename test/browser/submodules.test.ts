@@ -29,8 +29,8 @@ t.test('Explore → Submodules: the catalog, subscribe, the limit, end', async (
     await careersCard.waitFor();
     const text = await campusCard.textContent();
     t.match(text, /Not subscribed/);
-    t.match(text, /5 pages; not crawled/, 'shared pages (no knowledge module here)');
-    t.match(text, /10 live queries.*Library hours: Opening hours of one campus library/, 'live queries with their descriptions');
+    t.match(text, /28 pages; not crawled/, 'shared pages (no knowledge module here)');
+    t.match(text, /16 live queries.*Class search: ASU class sections of one term/, 'live queries with their descriptions (the ASU kit)');
     t.match(text, /Subscribers0 orgs/);
     t.equal(await campusCard.getByRole('link', { name: 'Course management' }).getAttribute('href'), `${campus.url}/`, 'the course-management link on the deployment\'s base');
     t.match(await careersCard.textContent(), /Feed presets.*Software internships.*New-grad roles.*Hackathons/);

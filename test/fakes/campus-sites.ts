@@ -1,22 +1,24 @@
-// A fake of one university's sites for the campus submodule's tests: one HTTP server on OUTSIDE_HOST (random port)
-// answering every path of the campus content, so the whole submodule points at it with
-// SUBMODULES_BASE_URLS=campus.*=<url>. Pages carry the chrome a real site has (navigation, header, footer, scripts),
-// which readers must drop. The shared pages:
-//   /about  /academics/calendar  /housing  /it-help  /services (library)
-// and the live queries' endpoints:
-//   /hours/<branch>?date=        HTML   /api/events?category=&days=   JSON { events }
-//   /catalog/courses/<subject>   HTML   /dining/menus/<hall>?meal=     HTML
-//   /scholarships?level=         HTML   /api/news?topic=              JSON { articles }
-//   /shuttles/<route>            HTML   /api/jobs?type=               JSON { jobs }
-//   /sports/<sport>/<view>       HTML
-// A test can replace a page, make paths fail (a status, a body that is not what it should be, or no answer) and read
-// the requests. Test code, not production code.
+// A fake of Arizona State University's sites for the campus submodule's tests (its default kit, asu): one HTTP
+// server on OUTSIDE_HOST (random port) answering every path the kit reads, so the whole submodule points at it with
+// SUBMODULES_BASE_URLS=campus.*=<url> (the kit's paths do not collide across its sites). The live queries' endpoints
+// answer in the real shapes kept in plugins/submodules/test/fixtures/asu/ (SOURCES.md there says which are real
+// answers and which are reconstructions):
+//   /catalog-microservices/api/v1/search/classes   class search JSON (401 without "Authorization: Bearer null")
+//   /catalog-microservices/api/v1/search/courses   catalog courses JSON
+//   /feed-json (events)  /feeds-json (news)  /primaws/rest/pub/pnxs (library catalog)  /api_hours_grid.php (hours)
+//   /sports/<sport>/schedule (SIDEARM HTML)  /rss (athletics RSS)  /shuttles (HTML)  /feeds/videos.xml (YouTube)
+//   /server/rest/services/CampusLayers/Campus_Map_Web_Layers/MapServer/find (ArcGIS JSON)
+//   /scholarships  /r/accessible/availability  /hours-locations/<campus>  /employment   (HTML built here)
+// and the shared pages (CAMPUS_PAGES), each with the chrome a real site has (navigation, header, footer, scripts),
+// which readers must drop. A test can replace a path's answer, make paths fail (a status, a body that is not what it
+// should be, or no answer) and read the requests. Test code, not production code.
+import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { listenOutside } from './outside.js';
 
 export type FakeCampusFailure = { status: number } | 'garbage' | 'hang';
 
-export interface FakeCampusRequest { path: string; query: Record<string, string>; userAgent: string | undefined }
+export interface FakeCampusRequest { path: string; query: Record<string, string>; userAgent: string | undefined; authorization: string | undefined }
 
 export interface FakeCampus {
   /** `http://127.0.0.2:PORT`: every base of the campus submodule. */
@@ -31,102 +33,112 @@ export interface FakeCampus {
   close(): Promise<void>;
 }
 
-/** Words the seeded pages hold, for tests that look for them. */
+const FIXTURES = new URL('../../plugins/submodules/test/fixtures/asu/', import.meta.url);
+const fixture = (name: string) => readFileSync(new URL(name, FIXTURES), 'utf8');
+const json = (name: string) => JSON.parse(fixture(name)) as unknown;
+
+/** Words some seeded shared pages hold, for tests that look for them. */
 export const CAMPUS_WORDS = {
-  about: 'Northfield University was founded in 1891 on the banks of the Quill River',
-  calendar: 'Spring break runs from March 9 to March 13',
-  housing: 'First-year students live in Harbor Hall or Linden Hall',
-  itHelp: 'Reset your NorthID password at the IT help desk in Carver Hall',
-  library: 'Interlibrary loan requests arrive within five working days',
+  calendar: 'Fall semester classes begin August 20 and the last day to drop without a W is August 30',
+  parking: 'A Sun Devil parking permit is bought online through My ASU Parking Portal',
+  eduroam: 'Connect to eduroam with your ASURITE ID followed by @asu.edu',
+  housing: 'First-year students live in residential colleges such as Manzanita Hall',
 } as const;
 
-const page = (title: string, main: string) => `<!DOCTYPE html><html><head><title>${title} | Northfield University</title>
-<script>window.analytics = { track() {} };</script><style>main { color: #222 }</style></head>
-<body><header><a href="/">Northfield University</a></header><nav><a href="/about">About</a> <a href="/housing">Housing</a></nav>
-<main><h1>${title}</h1>${main}</main>
-<footer>© Northfield University · 1 College Green, Northfield</footer></body></html>`;
-
-const HOURS: Record<string, [string, string][]> = {
-  main: [['Monday–Thursday', '7:30 am – 2:00 am'], ['Friday', '7:30 am – 9:00 pm'], ['Saturday', '10:00 am – 9:00 pm'], ['Sunday', '10:00 am – 2:00 am']],
-  science: [['Monday–Friday', '8:00 am – 10:00 pm'], ['Saturday', 'closed'], ['Sunday', '12:00 pm – 10:00 pm']],
-  law: [['Monday–Friday', '8:00 am – 11:00 pm'], ['Saturday–Sunday', '9:00 am – 6:00 pm']],
-  music: [['Monday–Friday', '9:00 am – 5:00 pm'], ['Saturday–Sunday', 'closed']],
+/** The kit's shared pages (path → title and words), as the asu kit lists them (pages.ts). */
+export const CAMPUS_PAGES: Record<string, [string, string]> = {
+  '/academic-calendar': ['Academic calendar', CAMPUS_WORDS.calendar],
+  '/final-exam-schedule': ['Final exam schedule', 'Final exams for fall run December 5 to December 11'],
+  '/drop-add': ['Drop/add', 'Drop a class in My ASU before the drop/add deadline of its session'],
+  '/transcripts': ['Transcripts', 'Official transcripts are ordered online'],
+  '/billing-finances/deadlines': ['Payment deadlines', 'Fall tuition is due August 17'],
+  '/cost/tuition-fees': ['Tuition and fees', 'Tuition is set by the Arizona Board of Regents'],
+  '/financial-aid/fafsa': ['FAFSA', 'ASU\'s FAFSA school code is 001081'],
+  '/faqs': ['Housing FAQs', CAMPUS_WORDS.housing],
+  '/first-year-housing': ['First-year housing', 'Every first-year student lives on campus'],
+  '/health': ['Health services', 'Health Services has clinics on all four campuses'],
+  '/counseling': ['Counseling', 'Call EMPACT at 480-921-1006 any time'],
+  '/student-unions': ['Student unions', 'The Memorial Union is open daily'],
+  '/accessibility': ['Accessibility', 'Request accommodations through SAILS'],
+  '/permits': ['Parking permits', CAMPUS_WORDS.parking],
+  '/transit-passes': ['Transit passes', 'The U-Pass rides Valley Metro buses and light rail'],
+  '/police': ['ASU Police', 'Dial 911 in an emergency'],
+  '/services/campus-it-resources/wifi/eduroam': ['eduroam', CAMPUS_WORDS.eduroam],
+  '/tempe': ['Tempe campus', 'The Tempe campus sits beside Tempe Town Lake'],
+  '/downtown-phoenix': ['Downtown Phoenix campus', 'The Downtown Phoenix campus is on the light rail'],
+  '/polytechnic-campus': ['Polytechnic campus', 'The Polytechnic campus is in Mesa'],
+  '/west-valley': ['West Valley campus', 'The West Valley campus is in Glendale'],
+  '/f-1j-1-students/maintaining-status': ['Maintaining status', 'F-1 students enroll full time each fall and spring'],
+  '/channels/career-internship-fairs/': ['Career fairs', 'The fall career and internship fair is in September'],
+  '/advising': ['Advising', 'Find your advisor in My ASU'],
+  '/policies/facilities-use': ['Library facilities use', 'University and campus needs take precedence over requests from external groups'],
+  '/meal-plans/meal-plan-faq': ['Meal plan FAQ', 'Meal plans carry M&G dollars'],
+  '/about/facts-and-figures': ['Facts and figures', 'ASU enrolls more than 180,000 students'],
+  '/about/rankings': ['Rankings', 'ASU is ranked first in innovation'],
 };
 
-const EVENTS = [
-  { title: 'Spring Career Fair', category: 'career', start: '2026-03-04T10:00:00-05:00', location: 'Field House', url: 'https://www.northfield.example/events/career-fair' },
-  { title: 'Symphony Orchestra: Mahler 5', category: 'arts', start: '2026-03-06T19:30:00-05:00', location: 'Alder Concert Hall', url: 'https://www.northfield.example/events/mahler' },
-  { title: 'Lecture: Rivers and Cities', category: 'academic', start: '2026-03-10T16:00:00-05:00', location: 'Carver Hall 101', url: 'https://www.northfield.example/events/rivers' },
-  { title: 'Trivia Night', category: 'social', start: '2026-03-12T20:00:00-05:00', location: 'Student Union', url: null },
+const page = (title: string, main: string) => `<!DOCTYPE html><html><head><title>${title} | Arizona State University</title>
+<script>window.dataLayer = [];</script><style>main { color: #191919 }</style></head>
+<body><header><a href="/">Arizona State University</a></header><nav><a href="/about">About</a> <a href="/admission">Admission</a></nav>
+<main><h1>${title}</h1>${main}</main>
+<footer>© Arizona Board of Regents</footer></body></html>`;
+
+const SCHOLARSHIPS: [string, string, string, string][] = [
+  ['Society of Women Engineers Scholarship', '55', '$2,500', 'Deadline: February 15'],
+  ['Flinn Foundation Scholarship', '48', '$5,000', 'Deadline: October 15'],
 ];
 
-const NEWS = [
-  { title: 'Northfield researchers map the Quill River delta', topic: 'research', date: '2026-02-26', summary: 'A drone survey charted 40 km of channels.', url: 'https://www.northfield.example/news/delta' },
-  { title: 'New bike paths open on the east campus', topic: 'campus', date: '2026-02-24', summary: 'Three kilometres of paths link the dorms to the library.', url: 'https://www.northfield.example/news/bikes' },
-];
+const STUDY_ROOMS: Record<string, string> = { 13858: 'Hayden Library', 1702: 'Noble Library', 1703: 'Fletcher Library', 1707: 'West Valley', 1704: 'Polytechnic Library' };
 
-const JOBS = [
-  { title: 'Library desk assistant', type: 'work-study', department: 'Libraries', pay: '$16/hour', apply: 'https://jobs.northfield.example/1' },
-  { title: 'Lab assistant, river ecology', type: 'research', department: 'Biology', pay: '$18/hour', apply: 'https://jobs.northfield.example/2' },
-  { title: 'Barista, Union Café', type: 'part-time', department: 'Dining', pay: '$15/hour', apply: 'https://jobs.northfield.example/3' },
-];
+type Answer = { status: number; body: string | object; type?: string };
 
-/** Enough CS courses that the catalog page is long (tests cut it). */
-const courses = (subject: string) => Array.from({ length: subject === 'CS' ? 120 : 3 }, (_, i) =>
-  `<tr><td>${subject} ${101 + i}</td><td>${subject === 'CS' ? `Computing topic number ${i + 1}` : `Course ${i + 1}`}</td><td>4 credits</td><td>Fall, Spring</td></tr>`).join('');
-
-type Answer = { status: number; body: string | object };
-
-function seeded(path: string, query: URLSearchParams): Answer | null {
-  const parts = path.split('/').filter(Boolean);
+function seeded(path: string, query: URLSearchParams, authorization: string | undefined): Answer | null {
   const html = (title: string, main: string): Answer => ({ status: 200, body: page(title, main) });
+  const xml = (body: string): Answer => ({ status: 200, body, type: 'application/xml; charset=utf-8' });
+  if (CAMPUS_PAGES[path]) return html(CAMPUS_PAGES[path][0], `<p>${CAMPUS_PAGES[path][1]}.</p>`);
+  const parts = path.split('/').filter(Boolean);
   switch (path) {
-    case '/about': return html('About Northfield', `<p>${CAMPUS_WORDS.about}. Today 14,200 students study in its nine colleges.</p>`);
-    case '/academics/calendar': return html('Academic calendar', `<p>Classes begin January 20. ${CAMPUS_WORDS.calendar}. Final exams end May 8.</p>`);
-    case '/housing': return html('Housing', `<p>${CAMPUS_WORDS.housing}; returning students choose in February.</p>`);
-    case '/it-help': return html('IT help desk', `<p>${CAMPUS_WORDS.itHelp}, weekdays 8 am to 6 pm.</p>`);
-    case '/services': return html('Library services', `<p>${CAMPUS_WORDS.library}. Study rooms are booked online.</p>`);
+    case '/catalog-microservices/api/v1/search/classes': {
+      if (authorization !== 'Bearer null') return { status: 401, body: { error: 'Unauthorized' } };
+      const keywords = (query.get('keywords') ?? '').toUpperCase();
+      if (!keywords || keywords.includes('CSE 310') || keywords === 'CSE') return { status: 200, body: json('class-search-classes.json') as object };
+      return { status: 200, body: { classes: [], aggregations: {}, scrollId: null, total: { value: 0, relation: 'eq' } } };
+    }
+    case '/catalog-microservices/api/v1/search/courses':
+      if (authorization !== 'Bearer null') return { status: 401, body: { error: 'Unauthorized' } };
+      return { status: 200, body: (query.get('keywords') ?? '').includes('485') ? json('class-search-courses.json') as object : [] };
+    case '/feed-json': return { status: 200, body: json('events-feed-json.json') as object };
+    case '/feeds-json': return { status: 200, body: json('news-feeds-json.json') as object };
+    case '/primaws/rest/pub/pnxs': return { status: 200, body: json('primo-pnxs.json') as object };
+    case '/api_hours_grid.php': return { status: 200, body: json('libcal-hours-grid.json') as object };
+    case '/rss': return xml(fixture('sidearm-rss.xml'));
+    case '/shuttles': return { status: 200, body: fixture('cfo-shuttles.html') };
+    case '/feeds/videos.xml': {
+      const feed = fixture('youtube-asu-feed.xml');
+      return xml(query.get('channel_id') === 'UC_G-_2azcOV9JBAmqFgERwA' ? feed.replaceAll('Arizona State University', 'Sun Devil Athletics') : feed);
+    }
+    case '/server/rest/services/CampusLayers/Campus_Map_Web_Layers/MapServer/find':
+      return { status: 200, body: /hayden/i.test(query.get('searchText') ?? '') ? json('arcgis-find-hayden.json') as object : { results: [] } };
     case '/scholarships': {
-      const level = query.get('level');
-      const list = [['Quill River Scholarship', 'undergraduate', '$5,000', 'April 1'], ['Graduate Research Fellowship', 'graduate', '$12,000', 'March 15']]
-        .filter(([, l]) => !level || l === level);
-      return html('Scholarships', `<ul>${list.map(([n, l, a, d]) => `<li>${n} (${l}): ${a}, apply by ${d}</li>`).join('')}</ul>`);
+      const focus = query.get('field_focus');
+      const list = SCHOLARSHIPS.filter(([, f]) => !focus || f === focus);
+      return html('Scholarship search', `<div class="view-content">${list.map(([n, , a, d]) => `<div class="views-row"><h3>${n}</h3><p>${a}</p><p>${d}</p></div>`).join('')}</div>`);
     }
-    case '/api/events': {
-      const category = query.get('category') ?? 'all';
-      return { status: 200, body: { events: EVENTS.filter((e) => category === 'all' || e.category === category), days: Number(query.get('days') ?? 14) } };
+    case '/r/accessible/availability': {
+      const library = STUDY_ROOMS[query.get('lid') ?? ''];
+      if (!library) return { status: 404, body: '<h1>Not found</h1>' };
+      return html(`${library} study rooms`, `<p>Availability for ${query.get('date')}</p><table><tr><th>Room</th><th>Open times</th></tr>`
+        + '<tr><td>Room 112 (capacity 4)</td><td>9:00am - 11:00am, 3:00pm - 5:00pm</td></tr><tr><td>Room 214 (capacity 6)</td><td>1:00pm - 2:00pm</td></tr></table>');
     }
-    case '/api/news': {
-      const topic = query.get('topic');
-      return { status: 200, body: { articles: NEWS.filter((n) => !topic || n.topic === topic) } };
-    }
-    case '/api/jobs': {
-      const type = query.get('type');
-      return { status: 200, body: { jobs: JOBS.filter((j) => !type || j.type === type) } };
-    }
+    case '/employment':
+      return html('Student employment', '<p>Search and apply for on-campus jobs in Workday (Find Jobs - Students).</p><p>Federal Work-Study jobs are marked in the listing.</p>');
   }
-  if (parts[0] === 'hours' && parts.length === 2 && HOURS[parts[1]!]) {
-    const branch = parts[1]!;
-    const date = query.get('date');
-    return html(`${branch[0]!.toUpperCase()}${branch.slice(1)} Library hours`,
-      `${date ? `<p>Hours for ${date}</p>` : '<p>This week</p>'}<table>${HOURS[branch]!.map(([d, h]) => `<tr><td>${d}</td><td>${h}</td></tr>`).join('')}</table>`);
+  if (parts[0] === 'sports' && parts[2] === 'schedule' && parts.length === 3) {
+    if (parts[1] === 'football') return { status: 200, body: fixture('sidearm-football-schedule.html') };
+    return { status: 200, body: '<html><body><main><div class="sidearm-schedule"><div class="sidearm-schedule-games-container"><ul></ul></div></div></main></body></html>' };
   }
-  if (parts[0] === 'catalog' && parts[1] === 'courses' && parts.length === 3 && /^[A-Z]{2,5}$/.test(parts[2]!)) {
-    const term = query.get('term');
-    return html(`${parts[2]} courses`, `${term ? `<p>Term: ${term}</p>` : ''}<table><tr><th>Number</th><th>Title</th><th>Credits</th><th>Taught</th></tr>${courses(parts[2]!)}</table>`);
-  }
-  if (parts[0] === 'dining' && parts[1] === 'menus' && parts.length === 3) {
-    const meal = query.get('meal');
-    const meals: [string, string][] = [['breakfast', 'Oatmeal, eggs, fruit'], ['lunch', 'Lentil soup, grilled cheese'], ['dinner', 'Roast chicken, rice, greens']];
-    return html(`${parts[2]} dining hall`, `<ul>${meals.filter(([m]) => !meal || m === meal).map(([m, f]) => `<li>${m}: ${f}</li>`).join('')}</ul>`);
-  }
-  if (parts[0] === 'shuttles' && parts.length === 2) {
-    return html(`${parts[1]} shuttle`, `<p>Runs today every 15 minutes from 7 am to 11 pm.</p><p>Stops: Union, Library, ${parts[1] === 'downtown' ? 'Main Street' : 'Field House'}</p>`);
-  }
-  if (parts[0] === 'sports' && parts.length === 3) {
-    return html(`${parts[1]} ${parts[2]}`, parts[2] === 'results'
-      ? '<ul><li>Feb 28: Northfield 78, Hillcrest 70</li></ul>'
-      : '<ul><li>Mar 7, 7 pm: vs. Lakeside, Field House</li></ul>');
+  if (parts[0] === 'hours-locations' && parts.length === 2) {
+    return html(`Dining hours: ${parts[1]}`, '<h2>Dining halls</h2><ul><li>Manzanita Dining Hall: 7 a.m. to 10 p.m.</li><li>Barrett Dining Center: 7 a.m. to 8 p.m.</li></ul>');
   }
   return null;
 }
@@ -136,14 +148,15 @@ export async function startFakeCampus(t?: { teardown(fn: () => unknown): void })
   const redirects = new Map<string, string>();
   const failures = new Map<string, FakeCampusFailure>();
   const requests: FakeCampusRequest[] = [];
-  const send = (res: ServerResponse, status: number, body: string | object) => {
-    const json = typeof body !== 'string';
-    res.writeHead(status, { 'content-type': json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8' });
-    res.end(json ? JSON.stringify(body) : body);
+  const send = (res: ServerResponse, status: number, body: string | object, type?: string) => {
+    const isJson = typeof body !== 'string';
+    res.writeHead(status, { 'content-type': type ?? (isJson ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8') });
+    res.end(isJson ? JSON.stringify(body) : body);
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://fake');
-    requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), userAgent: req.headers['user-agent'] });
+    const authorization = req.headers.authorization;
+    requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), userAgent: req.headers['user-agent'], authorization });
     if (url.pathname === '/robots.txt') { res.writeHead(404); return res.end(); }
     const failure = [...failures].find(([prefix]) => url.pathname.startsWith(prefix))?.[1];
     if (failure === 'hang') return;
@@ -151,9 +164,9 @@ export async function startFakeCampus(t?: { teardown(fn: () => unknown): void })
     if (failure) return send(res, failure.status, '<h1>Unavailable</h1>');
     if (redirects.has(url.pathname)) { res.writeHead(302, { location: redirects.get(url.pathname)! }); return res.end(); }
     if (overrides.has(url.pathname)) return send(res, 200, overrides.get(url.pathname)!);
-    const answer = seeded(url.pathname, url.searchParams);
+    const answer = seeded(url.pathname, url.searchParams, authorization);
     if (!answer) return send(res, 404, '<h1>Not found</h1>');
-    send(res, answer.status, answer.body);
+    send(res, answer.status, answer.body, answer.type);
   });
   const { origin, close } = await listenOutside(server, t);
   return {

@@ -17,6 +17,7 @@ const Text = (max: number, description: string) => Type.String({ minLength: 1, m
 export const BaseSchema = Type.Object({
   url: Type.String({ pattern: '^https?://[^\\s{}]+$', maxLength: 500, description: 'the default base URL (no trailing slash needed), e.g. https://library.example.edu' }),
   description: Text(300, 'what the site is, for operators who point it elsewhere'),
+  title: Type.Optional(Text(100, 'the site\'s name in error messages (a 502 names the source that failed), e.g. "ASU Class Search". Default: "its site"')),
 }, { additionalProperties: false });
 
 export const PageSchema = Type.Object({
@@ -29,7 +30,13 @@ export const PageSchema = Type.Object({
 
 export const ParamSchema = Type.Object({
   description: Text(500, 'what the parameter means, for a model reader'),
-  values: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 200, uniqueItems: true, description: 'the accepted values' })),
+  values: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 200, uniqueItems: true, description: 'the accepted values (exact)' })),
+  codes: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 200 }), {
+    description: 'accepted values (any letter case) mapped to what the site takes: { "upper division": "upperdivision" }; not with values',
+  })),
+  many: Type.Optional(Type.Boolean({ description: 'a comma list of accepted values ("monday,wednesday"), each checked, sent joined with `join`. Default: false (one value; a comma list is refused)' })),
+  join: Type.Optional(Type.String({ minLength: 1, maxLength: 5, description: 'what joins the values of a `many` parameter in the request. Default: ","' })),
+  transform: Type.Optional(Type.String({ pattern: IDENT, description: 'the name of one of the submodule\'s transforms (code.transforms) that turns the checked value into what the site takes, or refuses it: "Fall 2026" → "2267"' })),
   pattern: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'a regular expression the whole value must match' })),
   example: Type.Optional(Type.String({ maxLength: 200, description: 'an accepted value, shown with a pattern' })),
   default: Type.Optional(Type.String({ maxLength: 200, description: 'used when the caller sends none' })),
@@ -43,6 +50,9 @@ export const HttpSourceSchema = Type.Object({
   path: Type.String({ pattern: '^/', maxLength: 500, description: 'path template: /hours/{branch}' }),
   query: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.\\[\\]-]{1,60}$' }), Type.String({ maxLength: 200 }), {
     description: 'query parameters: name → template ({param}); one whose parameters are missing is left out',
+  })),
+  headers: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9-]{0,40}$' }), Type.String({ maxLength: 200, pattern: '^[^\\r\\n{}]*$' }), {
+    maxProperties: 10, description: 'fixed request headers the site needs, e.g. { authorization: "Bearer null" } (no templates; not host, cookie or user-agent)',
   })),
 }, { additionalProperties: false });
 
@@ -63,6 +73,13 @@ export const AnswerSchema = Type.Union([
     empty: Type.Optional(Type.String({ maxLength: 300, description: 'the text when the list is empty. Default: "No results."' })),
   }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('text') }, { additionalProperties: false }),
+  Type.Object({
+    kind: Type.Literal('parser'),
+    parser: Type.String({ pattern: IDENT, description: 'the name of one of the submodule\'s parsers (code.parsers) that turns the answer into text' }),
+    format: Type.Union([Type.Literal('json'), Type.Literal('html'), Type.Literal('xml'), Type.Literal('text')], {
+      description: 'how the answer is handed to the parser: parsed JSON, an HTML or XML document (cheerio), or the text',
+    }),
+  }, { additionalProperties: false }),
 ]);
 
 export const QuerySchema = Type.Object({

@@ -1,12 +1,17 @@
 // A live query's parameters as the caller sent them, checked against the query's declaration (spec "Live query
-// rules": a bad parameter gives 422 with the accepted values). Defaults fill what was left out.
+// rules": a bad parameter gives 422 with the accepted values). Defaults fill what was left out. Then what the site
+// takes (`wireParams`): a `codes` value as its code, a `many` list joined, a transform applied ("Fall 2026" → 2267).
 import { HttpError } from '@quad/core';
-import { paramProblem, type ParamDecl, type QueryDecl } from 'quad-submodule-kit';
+import {
+  choicesOf, codeOf, itemsOf, paramProblem, ParamRefused, type ParamDecl, type QueryDecl, type SubmoduleCode,
+} from 'quad-submodule-kit';
 
 /** What a parameter accepts, as a 422 body shows it. */
 export function accepted(p: ParamDecl) {
+  const choices = choicesOf(p);
   return {
-    ...(p.values && { values: [...p.values] }),
+    ...(choices && { values: choices }),
+    ...(p.many && { many: true }),
     ...(p.pattern && { pattern: p.pattern }),
     ...(p.example !== undefined && { example: p.example }),
     max_length: p.max_length ?? 200,
@@ -38,7 +43,31 @@ export function checkParams(query: QueryDecl, given: Record<string, unknown> = {
     const value = String(raw).trim();
     const why = paramProblem(param, value);
     if (why) throw badParameter(`Parameter "${name}" ${why}`, name, accepted(param));
-    out[name] = value;
+    out[name] = param.many ? itemsOf(param, value).join(',') : value;
+  }
+  return out;
+}
+
+/**
+ * The values the site takes for checked parameters: codes looked up, lists joined, transforms applied (a transform
+ * that refuses a value is a 422 naming the parameter, as any bad parameter is).
+ */
+export function wireParams(query: QueryDecl, params: Record<string, string>, code: SubmoduleCode, now: Date): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params)) {
+    const param = query.params[name]!;
+    const items = itemsOf(param, value).map((item) => codeOf(param, item) ?? item);
+    let wire = param.many ? items.join(param.join ?? ',') : items[0] ?? value;
+    if (param.transform) {
+      try {
+        wire = code.transforms![param.transform]!(wire, { now });
+      } catch (err) {
+        if (err instanceof ParamRefused) throw badParameter(`Parameter "${name}" ${err.message}`, name, accepted(param));
+        // A transform that fails otherwise is the submodule's fault, not the caller's: the query cannot run (never a 500).
+        throw new HttpError(502, `The live query ${query.name} failed: its rule for the parameter "${name}" failed`, 'query_failed');
+      }
+    }
+    out[name] = wire;
   }
   return out;
 }

@@ -10,7 +10,8 @@ import { knowledgeOn, orgSources } from '../knowledge-link.js';
 import { indexed } from '../records.js';
 import { queryMaxChars, settingsOf } from '../settings.js';
 import { INDEX_RESULT_JOB } from '../index-result.js';
-import { accepted, checkParams } from './params.js';
+import { accepted, checkParams, wireParams } from './params.js';
+import { parseAnswer } from './parse.js';
 import { cut, jsonToText, UnexpectedAnswer } from './text.js';
 import { resultsText, searchRequestUrl, searchResults, searchServiceFor } from './search.js';
 
@@ -24,6 +25,8 @@ export interface QueryContext {
   em: EntityManager;
   services: CoreServices;
   org: { id: number; modules: Readonly<Record<string, boolean>> };
+  /** The time of the query (transforms and parsers read it). Default: now. */
+  now?: Date;
 }
 
 export function findSubmodule(catalog: Catalog, name: string): Submodule {
@@ -56,13 +59,17 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * answer stays on the URL's origin; a hop to another origin is fetched with the public-address checks, so a site the
  * deployment trusts cannot redirect a query into its private network.
  */
-async function get(query: QueryDecl, url: URL, trusted: boolean, userAgent: string, accept: string, what = 'its site'): Promise<SafeResponse> {
+async function get(
+  query: QueryDecl, url: URL, trusted: boolean, userAgent: string, accept: string, what = 'its site', extraHeaders: Record<string, string> = {},
+): Promise<SafeResponse> {
   let current = url;
   let trust = trusted;
   for (let hop = 0; ; hop++) {
     let res: SafeResponse;
+    // The declared headers go to the base's own origin only, never to a site it redirects to.
+    const headers = { ...(current.origin === url.origin ? extraHeaders : {}), 'user-agent': userAgent, accept };
     try {
-      res = await safeFetch(current, { headers: { 'user-agent': userAgent, accept }, maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: 0, trusted: trust });
+      res = await safeFetch(current, { headers, maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: 0, trusted: trust });
     } catch (err) {
       if (err instanceof SafeFetchError) throw failed(query, fetchFailure[err.reason] ?? 'the fetch failed');
       throw err;
@@ -80,7 +87,10 @@ async function get(query: QueryDecl, url: URL, trusted: boolean, userAgent: stri
   }
 }
 
-/** The URL of an http query: the base, the path with its parameters, the query parameters whose values are all given. */
+/**
+ * The URL of an http query: the base, the path with its parameters, the query parameters whose values are all given
+ * and not empty. `params` are the values the site takes (wireParams).
+ */
 export function queryUrl(submodule: Submodule, query: QueryDecl & { source: { kind: 'http' } }, params: Record<string, string>): URL {
   const fill = (template: string, encode: (v: string) => string) => template.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => encode(params[n]!));
   for (const name of placeholders(query.source.path)) {
@@ -92,23 +102,36 @@ export function queryUrl(submodule: Submodule, query: QueryDecl & { source: { ki
   const url = new URL(`${submodule.bases[query.source.base]}${fill(query.source.path, encodeURIComponent)}`);
   for (const [name, template] of Object.entries(query.source.query ?? {})) {
     const needs = [...template.matchAll(/\{([a-z][a-z0-9_]*)\}/g)].map((m) => m[1]!);
-    if (needs.every((n) => params[n] !== undefined)) url.searchParams.set(name, fill(template, (v) => v));
+    if (needs.every((n) => params[n] !== undefined && params[n] !== '')) url.searchParams.set(name, fill(template, (v) => v));
   }
   return url;
 }
 
-async function answerHttp(ctx: QueryContext, submodule: Submodule, query: QueryDecl & { source: { kind: 'http' } }, params: Record<string, string>) {
-  const url = queryUrl(submodule, query, params);
+const ACCEPT: Record<string, string> = {
+  json: 'application/json', html: 'text/html,application/xhtml+xml', xml: 'application/rss+xml,application/atom+xml,application/xml,text/xml;q=0.9',
+  text: 'text/plain,*/*;q=0.5',
+};
+
+async function answerHttp(
+  ctx: QueryContext, submodule: Submodule, query: QueryDecl & { source: { kind: 'http' } }, params: Record<string, string>, now: Date,
+) {
+  const sent = wireParams(query, params, submodule.code, now);
+  const url = queryUrl(submodule, query, sent);
   const answer = query.answer!;
-  const accept = answer.kind === 'json' ? 'application/json' : answer.kind === 'html' ? 'text/html,application/xhtml+xml' : 'text/plain,*/*;q=0.5';
-  const res = await get(query, url, true, `Quad/${ctx.services.version} (submodules)`, accept);
+  const site = submodule.siteNames[query.source.base] ?? 'its site';
+  const format = answer.kind === 'parser' ? answer.format : answer.kind;
+  const res = await get(query, url, true, `Quad/${ctx.services.version} (submodules)`, ACCEPT[format]!, site, query.source.headers);
   try {
     if (answer.kind === 'json') return { url: res.url, text: jsonToText(res.json(), answer) };
     if (answer.kind === 'html') return { url: res.url, text: (await import('./html-text.js')).htmlToText(res.text(), answer.select) };
+    if (answer.kind === 'parser') {
+      const text = await parseAnswer(submodule.code.parsers![answer.parser]!, answer.format, res.text(), { params, sent, url: res.url, now });
+      return { url: res.url, text };
+    }
     return { url: res.url, text: res.text().trim() };
   } catch (err) {
-    if (err instanceof SyntaxError) throw failed(query, 'its site did not answer JSON');
-    if (err instanceof UnexpectedAnswer) throw failed(query, err.message);
+    if (err instanceof SyntaxError) throw failed(query, `${site} did not answer JSON`);
+    if (err instanceof UnexpectedAnswer) throw failed(query, `${site} answered in a shape it cannot read (${err.message}); the site may have changed`);
     throw err;
   }
 }
@@ -134,8 +157,9 @@ export async function runQuery(ctx: QueryContext, catalog: Catalog, submoduleNam
   const submodule = findSubmodule(catalog, submoduleName);
   const query = findQuery(submodule, source);
   const params = checkParams(query, given);
+  const now = ctx.now ?? new Date();
   const { url, text: full } = query.source.kind === 'http'
-    ? await answerHttp(ctx, submodule, query as QueryDecl & { source: { kind: 'http' } }, params)
+    ? await answerHttp(ctx, submodule, query as QueryDecl & { source: { kind: 'http' } }, params, now)
     : await answerSearch(ctx, query as QueryDecl & { source: { kind: 'search' } }, params);
   const text = cut(full, queryMaxChars(settingsOf(ctx.services)));
   if (indexed(query) && orgSources(ctx.services) && knowledgeOn(ctx.services, ctx.org.modules)) {

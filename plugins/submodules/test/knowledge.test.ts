@@ -6,6 +6,7 @@
 // with knowledge off. The query routes take knowledge:read when the knowledge module is loaded.
 import t from 'tap';
 import { allowOutside } from '@quad/core/testing';
+import { CAMPUS_WORDS } from '@quad/core/testing';
 import { liveSourceKey } from '../index-result.js';
 import { startSubmodulesWorld } from './world.js';
 
@@ -42,65 +43,65 @@ t.test('Explore\'s module listing names the submodules each module reads', async
 });
 
 t.test('subscribe → crawl_due crawls the shared pages → the subscriber\'s search finds them, others\' does not', async (t) => {
-  w.campus.fail('/it-help', { status: 500 });
+  w.campus.fail('/drop-add', { status: 500 });
   const sub = await w.call('PUT', '/api/dashboard/acm/submodules/campus/subscription', w.officerToken);
   t.equal(sub.statusCode, 201);
-  t.same(sub.json().shared_pages, { added: 5, updated: 0, disabled: 0 }, 'the shared pages are made');
+  t.same(sub.json().shared_pages, { added: 28, updated: 0, disabled: 0 }, 'the shared pages are made');
   t.same((await w.call('PUT', '/api/dashboard/acm/submodules/campus/subscription', w.officerToken)).json().shared_pages, { added: 0, updated: 0, disabled: 0 }, 'again: nothing changed');
 
   const { runId } = await quad.services.startJob(quad.orm.em.fork(), 'knowledge.crawl_due', {});
   t.equal((await quad.waitForRun(runId)).status, 'succeeded');
   await settle('knowledge.crawl_shared');
-  t.ok(w.campus.requests.some((r) => r.path === '/about'), 'the campus site was crawled');
+  t.ok(w.campus.requests.some((r) => r.path === '/services/campus-it-resources/wifi/eduroam'), 'the campus sites were crawled');
 
-  const found = await search(w.readerToken, 'Quill River');
+  const found = await search(w.readerToken, 'eduroam ASURITE');
   t.equal(found.statusCode, 200);
-  t.match(found.json().results[0], { source_key: 'campus/about', content: /Quill River/ });
-  t.same((await search(betaReader, 'Quill River')).json().results, [], 'an org that does not subscribe finds nothing');
+  t.match(found.json().results[0], { source_key: 'campus/eduroam', content: new RegExp(CAMPUS_WORDS.eduroam.slice(0, 30)) });
+  t.same((await search(betaReader, 'eduroam ASURITE')).json().results, [], 'an org that does not subscribe finds nothing');
 
   const campus = (await w.call('GET', '/api/dashboard/acm/submodules', w.officerToken)).json().submodules[0];
   t.ok(campus.passages > 0, 'passages counted');
   t.match(campus.last_crawl_at, /^\d{4}-/);
-  t.match(campus.pages.find((p: { key: string }) => p.key === 'campus/about').crawl, { enabled: true, last_success_at: String, last_error: null });
-  t.match(campus.pages.find((p: { key: string }) => p.key === 'campus/it-help').crawl, { last_error: /500/ });
+  t.match(campus.pages.find((p: { key: string }) => p.key === 'campus/eduroam').crawl, { enabled: true, last_success_at: String, last_error: null });
+  t.match(campus.pages.find((p: { key: string }) => p.key === 'campus/drop-add').crawl, { last_error: /500/ });
   t.match(campus.modules[0], { module: 'knowledge', loaded: true, enabled: true });
 
   const admin = (await w.call('GET', '/api/superadmin/submodules', w.adminToken)).json().submodules[0];
-  t.match(admin, { name: 'campus', subscribers: 1, pages: 5, shared: { pages: 5, failing: 1, failing_pages: [{ key: 'campus/it-help', last_error: /500/ }] } });
+  t.match(admin, { name: 'campus', subscribers: 1, pages: 28, shared: { pages: 28, failing: 1, failing_pages: [{ key: 'campus/drop-add', last_error: /500/ }] } });
   t.ok(admin.shared.passages > 0);
-  w.campus.fail('/it-help', null);
+  w.campus.fail('/drop-add', null);
 
   // Ending the subscription: its shared pages leave the org's search (they stay for other subscribers).
   await w.call('DELETE', '/api/dashboard/acm/submodules/campus/subscription', w.officerToken);
-  t.same((await search(w.readerToken, 'Quill River')).json().results, []);
+  t.same((await search(w.readerToken, 'eduroam ASURITE')).json().results, []);
   await w.call('PUT', '/api/dashboard/acm/submodules/campus/subscription', w.officerToken);
 });
 
 t.test('a live answer is indexed as the org\'s own source; an unchanged one writes nothing', async (t) => {
   t.equal((await w.call('GET', '/api/submodules', w.listerToken)).statusCode, 403, 'with the knowledge module the read routes take knowledge:read');
   const ask = (body: Record<string, unknown>, token = w.readerToken) => w.call('POST', '/api/submodules/campus/query', token, body);
-  const answer = await ask({ source: 'library_hours', params: { branch: 'law' } });
+  const answer = await ask({ source: 'library_hours', params: { library: 'noble' } });
   t.equal(answer.statusCode, 200);
   const first = await lastRun('submodules.index_result');
   t.match(first, { status: 'succeeded' });
-  const key = liveSourceKey('campus', 'library_hours', { branch: 'law' });
+  const key = liveSourceKey('campus', 'library_hours', { library: 'noble' });
   const source = await w.call('GET', `/api/knowledge/sources/${key}`, w.readerToken);
   t.equal(source.statusCode, 200, `the source ${key}`);
-  t.match(source.json(), { key, title: 'Campus: Library hours (branch: law)', url: `${w.campus.url}/hours/law`, category: 'campus-live' });
-  t.match(source.json().chunks.map((c: { content: string }) => c.content).join(' '), /Saturday–Sunday \| 9:00 am – 6:00 pm/);
+  t.match(source.json(), { key, title: 'Campus: Library hours (library: noble)', url: `${w.campus.url}/api_hours_grid.php?format=json&weeks=1&systemTime=0`, category: 'campus-live' });
+  t.match(source.json().chunks.map((c: { content: string }) => c.content).join(' '), /Noble Library - ASU Faculty, Staff and Students/);
   const version = source.json().current_version;
 
-  await ask({ source: 'library_hours', params: { branch: 'law' } });
+  await ask({ source: 'library_hours', params: { library: 'noble' } });
   t.match(await lastRun('submodules.index_result'), { status: 'succeeded' });
   t.same((await w.call('GET', `/api/knowledge/sources/${key}`, w.readerToken)).json().current_version, version, 'unchanged: the same version');
-  const tool = await w.tool('submodules.query', { submodule: 'campus', source: 'library_hours', params: { branch: 'law' } }, w.readerToken);
-  t.match(tool.json(), { ok: true, result: { submodule: 'campus', source: 'library_hours', url: `${w.campus.url}/hours/law` } }, 'the tool, with knowledge:read');
-  t.match((await w.tool('submodules.query', { submodule: 'campus', source: 'library_hours', params: { branch: 'moon' } }, w.readerToken)).json(),
+  const tool = await w.tool('submodules.query', { submodule: 'campus', source: 'library_hours', params: { library: 'noble' } }, w.readerToken);
+  t.match(tool.json(), { ok: true, result: { submodule: 'campus', source: 'library_hours', url: `${w.campus.url}/api_hours_grid.php?format=json&weeks=1&systemTime=0` } }, 'the tool, with knowledge:read');
+  t.match((await w.tool('submodules.query', { submodule: 'campus', source: 'library_hours', params: { library: 'moon' } }, w.readerToken)).json(),
     { ok: false, status: 422, reason: 'bad_parameter' });
 
-  const found = await search(w.readerToken, 'Law Library hours');
+  const found = await search(w.readerToken, 'Noble Library Faculty Staff Students');
   t.ok(found.json().results.some((r: { source_key: string }) => r.source_key === key), 'the org\'s search finds it');
-  t.same((await search(betaReader, 'Law Library hours')).json().results, [], 'another org\'s does not');
+  t.same((await search(betaReader, 'Noble Library Faculty Staff Students')).json().results, [], 'another org\'s does not');
   const shared = await w.sql('select count(*)::int as n from knowledge_sources where shared_scope is not null and key like ?', ['campus-live/%']);
   t.same(shared, [{ n: 0 }], 'never a shared page');
 

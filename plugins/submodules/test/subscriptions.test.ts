@@ -39,22 +39,31 @@ t.test('the catalog: each submodule with its record', async (t) => {
   const campus = body.submodules[0];
   t.match(campus, {
     title: 'Campus', subscribed: false, subscribed_at: null, subscribers: 0, passages: null, last_crawl_at: null, feeds: [],
-    links: { course_management: `${w.campus.url}/`, sign_in: `${w.campus.url}/login` },
+    links: { course_management: `${w.campus.url}/`, sign_in: `${w.campus.url}/cas/login` },
     modules: [
       { module: 'knowledge', parts: ['pages'], loaded: false, enabled: false },
       { module: 'agents', parts: ['queries'], loaded: false, enabled: false },
       { module: 'accounts', parts: ['links'], loaded: false, enabled: false },
     ],
   });
-  t.same(campus.pages[0], { key: 'campus/about', url: `${w.campus.url}/about`, title: 'About Northfield University', category: 'campus', fetch_every_hours: 168, crawl: null },
-    'pages on the base the deployment set (SUBMODULES_BASE_URLS), no crawl without the knowledge module');
-  t.same(campus.queries.map((q: { name: string }) => q.name),
-    ['library_hours', 'events', 'courses', 'dining', 'scholarships', 'news', 'shuttles', 'jobs', 'sports', 'web']);
-  t.same(campus.queries[0].params[0], {
-    name: 'branch', description: 'which library', required: false, default: 'main', values: ['main', 'science', 'law', 'music'], pattern: null, example: null, max_length: 200,
-  });
-  t.same(campus.queries.find((q: { name: string }) => q.name === 'web').index, false, 'the web query is not indexed');
-  t.ok(campus.queries.filter((q: { name: string }) => q.name !== 'web').every((q: { index: boolean }) => q.index), 'the others are');
+  t.same(campus.pages[0], {
+    key: 'campus/academic-calendar', url: `${w.campus.url}/academic-calendar`, title: 'ASU academic calendar', category: 'calendar', fetch_every_hours: 72, crawl: null,
+  }, 'pages on the base the deployment set (SUBMODULES_BASE_URLS), no crawl without the knowledge module');
+  t.equal(campus.pages.length, 28);
+  t.same(campus.queries.map((q: { name: string }) => q.name), [
+    'courses', 'course_catalog', 'scholarships', 'events', 'news', 'library_catalog', 'library_hours', 'study_rooms', 'sports', 'sports_news', 'shuttles',
+    'campus_map', 'social_media', 'dining', 'jobs', 'web',
+  ], 'the ASU kit\'s queries');
+  t.same(campus.queries[0].params.slice(0, 3), [
+    { name: 'term', description: 'the term: Spring, Summer or Fall and the year, e.g. Fall 2026', required: true, default: null, values: null, many: false, pattern: null, example: 'Fall 2026', max_length: 20 },
+    { name: 'keywords', description: 'subject, course number, title or class number, e.g. CSE 310', required: false, default: null, values: null, many: false, pattern: null, example: 'CSE 310', max_length: 100 },
+    {
+      name: 'level', description: 'course levels, a comma list', required: false, default: null, many: true, pattern: null, example: null, max_length: 200,
+      values: ['lower division', 'upper division', 'undergraduate', 'graduate', '100-199', '200-299', '300-399', '400-499'],
+    },
+  ]);
+  const notIndexed = campus.queries.filter((q: { index: boolean }) => !q.index).map((q: { name: string }) => q.name);
+  t.same(notIndexed, ['events', 'study_rooms', 'shuttles', 'web'], 'the web query and answers about the moment are not indexed; the others are');
   const careers = body.submodules[1];
   t.same(careers.feeds.map((f: { key: string; kind: string }) => `${f.key}:${f.kind}`), ['swe-internships:repo_jobs', 'new-grad:repo_jobs', 'hackathons:hackathons']);
   t.match(careers.feeds[0].config, { repo: 'SimplifyJobs/Summer2026-Internships', branch: 'dev', path: 'README.md' });
@@ -190,7 +199,7 @@ t.test('the superadmin\'s view', async (t) => {
   t.equal(res.statusCode, 200);
   t.same(res.json(), {
     submodules: [
-      { name: 'campus', title: 'Campus', package: 'quad-submodule-campus', subscribers: 2, pages: 5, shared: null },
+      { name: 'campus', title: 'Campus', package: 'quad-submodule-campus', subscribers: 2, pages: 28, shared: null },
       { name: 'careers', title: 'Careers', package: 'quad-submodule-careers', subscribers: 1, pages: 0, shared: null },
     ],
   });
