@@ -45,7 +45,10 @@ function replaceLinks(text: string, open: '[' | '![', keepLabel: boolean): strin
 }
 
 /** `text` without its `<…>` tags: what `/<[^>]*>/g` removes, without rescanning the rest from every unclosed `<`. */
-function withoutTags(text: string): string {
+const withoutTags = (text: string) => replaceTags(text, () => '');
+
+/** `text` with each `<…>` tag replaced by `replacement(tag length)`, in one pass. */
+function replaceTags(text: string, replacement: (length: number) => string): string {
   let out = '';
   let copied = 0;
   for (;;) {
@@ -53,7 +56,7 @@ function withoutTags(text: string): string {
     if (start === -1) break;
     const end = text.indexOf('>', start + 1);
     if (end === -1) break;
-    out += text.slice(copied, start);
+    out += text.slice(copied, start) + replacement(end + 1 - start);
     copied = end + 1;
   }
   return out + text.slice(copied);
@@ -106,19 +109,7 @@ function bareUrls(cell: string): FoundLink[] {
 }
 
 /** `text` with each `<…>` tag blanked out with spaces, so positions stay those of the cell. */
-function withoutTagsKeepingLength(text: string): string {
-  let out = '';
-  let copied = 0;
-  for (;;) {
-    const start = text.indexOf('<', copied);
-    if (start === -1) break;
-    const end = text.indexOf('>', start + 1);
-    if (end === -1) break;
-    out += text.slice(copied, start) + ' '.repeat(end + 1 - start);
-    copied = end + 1;
-  }
-  return out + text.slice(copied);
-}
+const withoutTagsKeepingLength = (text: string) => replaceTags(text, (length) => ' '.repeat(length));
 
 /**
  * The `href` of each `<a …>` tag, read inside the tag only (up to its `>`): a scan rather than
