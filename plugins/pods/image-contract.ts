@@ -13,6 +13,11 @@
 //   provider's network through root), `GatewayPorts no` (remote forwards bind the pod's loopback only; PermitListen
 //   stays `any`: only officers, root with a shell already, can ask for one), `PermitTunnel no`, `X11Forwarding no`;
 // - /usr/local/bin/podhost-login exists (the members' forced command) and /etc/podhost/admin.bashrc (officers' shells).
+// - the pod's id (for the principal gf-<pod_id>) is the provider's: Quad learns it only from the create's answer, so
+//   it is not in PODHOST_*; the image reads the provider's own variable (RUNPOD_POD_ID for hostprov).
+// - a certificate's key ID is `<org prefix>:<chat user id>:<username>`, with `:root` appended for an officer
+//   (routes/me.ts): the image takes an officer's name for their shell (PODHOST_USER) from it.
+// plugins/pods/image/ is an image that keeps this contract, and test/fakes/pod-ssh runs its files on a real sshd.
 // Members and officers both log in as root, so sshd_config cannot tell them apart (no Match tells a member's
 // certificate from an officer's): what keeps members from forwarding is their certificate, which lacks
 // permit-port-forwarding and the agent and X11 extensions (certificates.ts). The settings above are the floor for

@@ -9,10 +9,11 @@ const DISCORD_USERNAME = /^[a-z0-9_.]{2,32}$/;
 
 /**
  * The username on the pod. A legacy name that a Linux account cannot carry becomes `id-<chat user id>`: `-` is not
- * allowed in Discord usernames, so two members never share an account.
+ * allowed in Discord usernames, so two members never share an account. `..` (which Discord refuses too) would name
+ * a folder's parent in the image's /workspace/<username>: podhost-login refuses it, so it is never sent.
  */
 export function podUsername(discordUsername: string, chatUserId: string): string {
-  return DISCORD_USERNAME.test(discordUsername) ? discordUsername : `id-${chatUserId}`;
+  return DISCORD_USERNAME.test(discordUsername) && !discordUsername.includes('..') ? discordUsername : `id-${chatUserId}`;
 }
 
 /** The chat user id a member route's caller speaks for (a session's, or the CLI token's member). */

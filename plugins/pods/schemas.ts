@@ -81,7 +81,7 @@ export const SettingsBody = Type.Object({
 }, { additionalProperties: false });
 export const SettingsOut = Type.Object({
   pod_image: Nullable(Type.String()),
-  default_image: Type.String({ description: 'PODHOST_POD_IMAGE, used when pod_image is null' }),
+  default_image: Nullable(Type.String({ description: 'PODHOST_POD_IMAGE, used when pod_image is null; null when the deployment sets none (then a create must name its image)' })),
   provider_connected: Type.Boolean({ description: 'whether the org has set hostprov_api_key' }),
 });
 

@@ -10,7 +10,9 @@ export const API_KEY_SECRET = 'hostprov_api_key';
 export const PODS_LIMIT = 'podhost.pods';
 
 export const PodsSettingsSchema = Type.Object({
-  PODHOST_POD_IMAGE: Type.String({ default: 'ghcr.io/quad-org/podhost:latest', minLength: 1, legacyNames: ['COMPUTE_POD_IMAGE'], description: 'the pod image when neither the create body nor the org\'s pod_image names one' }),
+  // No default: no image is published for everyone to pull. An operator builds plugins/pods/image and names it here,
+  // or each org names its own; until then a create that names no image is refused with what to set (400 no_pod_image).
+  PODHOST_POD_IMAGE: Type.Optional(Type.String({ minLength: 1, maxLength: 500, legacyNames: ['COMPUTE_POD_IMAGE'], description: 'the pod image when neither the create body nor the org\'s pod_image names one (build plugins/pods/image); unset: such a create is refused' })),
   PODHOST_CLI_NAME: Type.String({ default: 'podhost', pattern: '^[a-z][a-z0-9-]{0,31}$', legacyNames: ['COMPUTE_CLI_NAME'], description: 'the CLI\'s name in sign-in pages and errors' }),
   ACCOUNTS_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'the service\'s public base URL for the CLI sign-in: <ACCOUNTS_BASE_URL>/api/compute/cli/callback must be a redirect of the Discord app' })),
   HOSTPROV_API_URL: Type.String({ default: 'https://api.runpod.io/v2', minLength: 1, description: 'base URL of the pod provider\'s v2 REST API' }),

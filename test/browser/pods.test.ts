@@ -3,7 +3,8 @@
 // stops it and sees EXITED; a CPU pod is created and terminated after a confirm. On one pod's page: why connected
 // sessions are unknown and files unavailable while it is stopped; it becomes public and allows a member found by
 // search; a session typed on the officer's clock (Asia/Kolkata, +05:30) reaches the API as that instant and is
-// deleted; once started, its files are listed, a folder opened, a file read and deleted after a confirm.
+// deleted; once started, its files are listed, a folder opened, a file read and deleted after a confirm. A deployment
+// without PODHOST_POD_IMAGE: the page says so, a create without an image is refused with what to set.
 import t from 'tap';
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -184,4 +185,45 @@ t.test('the Pods page', async (t) => {
     await world.screenshot(page, 'pods-detail');
     t.same(world.problems(page), []);
   });
+});
+
+t.test('the Pods page when the deployment sets no pod image', async (t) => {
+  const fake = await startFakeHostprov({ apiKey: API_KEY });
+  t.teardown(() => fake.close());
+  const world = await startBrowserWorld(t, {
+    plugins: ['./plugins/pods'], orgModules: { podhost: true },
+    // PODHOST_POD_IMAGE has no default: unset, as a deployment that built no image has it.
+    config: { SECRETS_KEY: [Buffer.alloc(32, 9).toString('base64')], HOSTPROV_API_URL: fake.url, PODHOST_POD_IMAGE: undefined },
+  });
+  const { quad, org } = world;
+  await quad.services.secrets.set(quad.emFor(org.id), org.id, 'hostprov_api_key', API_KEY);
+  const page = await world.open();
+  await world.signIn(page);
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Pods' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Pods' }).waitFor();
+
+  const note = page.getByRole('status', { name: 'Pod image' });
+  await note.waitFor();
+  t.match(await note.textContent(), /^This deployment sets no pod image \(its PODHOST_POD_IMAGE is not set\)\. Set the org's pod image below, or name an image in each create: without one a pod cannot be created\./);
+  const form = page.getByRole('form', { name: 'Create a pod' });
+  await form.getByText('Required: neither the org nor the deployment sets a default image').waitFor();
+
+  await form.getByLabel('GPU type').fill('NVIDIA RTX A4000');
+  await form.getByRole('button', { name: 'Create pod' }).click();
+  const refused = page.getByRole('alert').filter({ hasText: 'Pod not created' });
+  await refused.waitFor();
+  t.match(await refused.textContent(), /No pod image: .*PODHOST_POD_IMAGE/, 'the server says what to set');
+  t.equal(fake.requests.filter((r) => r.method === 'POST' && /\/pods$/.test(r.path)).length, 0, 'the provider was not asked');
+
+  const image = page.getByRole('form', { name: 'Default image' });
+  await image.getByText('none, as the deployment sets no image').waitFor();
+  await image.getByLabel('Org\'s pod image').fill('acm/pod:2');
+  await image.getByRole('button', { name: 'Save image' }).click();
+  await page.getByRole('status').filter({ hasText: 'New pods use acm/pod:2.' }).waitFor();
+  await note.filter({ hasText: 'New pods use the org\'s image, acm/pod:2.' }).waitFor();
+  await form.getByText('Empty: acm/pod:2').waitFor();
+  await world.screenshot(page, 'pods-no-deployment-image');
+  await image.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('status').filter({ hasText: 'No default image: each create must name one.' }).waitFor();
+  t.same(world.problems(page), []);
 });

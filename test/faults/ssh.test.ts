@@ -9,7 +9,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import ssh2 from 'ssh2';
+import { newKeyPair } from '../../plugins/pods/keys.js';
 import { bearer, servePod } from '@quad/core/testing';
 import { startPodsWorld } from '../../plugins/pods/test/world.js';
 import { startFlakyLink, type LinkMode } from './flaky-link.js';
@@ -84,7 +84,7 @@ const authorizedKeys = join(pod.dir, 'authorized_keys');
 const ownKeys = await readFile(authorizedKeys, 'utf8');
 const keyRefused: Fault = {
   name: 'the org\'s key refused',
-  start: () => writeFile(authorizedKeys, `${ssh2.utils.generateKeyPairSync('ed25519').public}\n`),
+  start: () => writeFile(authorizedKeys, `${newKeyPair('another').publicKey}\n`),
   stop: () => writeFile(authorizedKeys, ownKeys),
   error: /^SSH to the pod failed: The pod refused the service's SSH key$/,
   // Two failed logins only: OpenSSH 9.8 and later block an address after a few (PerSourcePenalties), which would

@@ -121,6 +121,8 @@ export async function startCrossOrgWorld(t: TeardownHost, options: { accessEnfor
       SYS_ADMIN: [admin.id],
       IDP_API_URL: idp.url, IDP_SECRET_KEY: idp.secretKey, IDP_AUTHORIZED_PARTIES: [idp.defaultAzp],
       GITHUB_API_URL: github.url,
+      // The victim's pod is made with the deployment's image (nobody's image is the default).
+      PODHOST_POD_IMAGE: 'example/podhost:1',
       // The victim connects GitHub: its remote tools' server is the fake's (which answers no MCP), never the real one.
       GITHUB_MCP_URL: `${github.url}/mcp`,
       SECRETS_KEY: [SECRETS_KEY],

@@ -1,9 +1,10 @@
 // Officer pod routes (spec "Officer pod routes", prefix /api/compute/<org>): the org's pods with their live status,
 // create (on the org's own provider account, within podhost.pods), one pod, its access (is_public, allowed_users),
 // actions (start, stop, restart, terminate) and the org's default image. Each change is audited and raises a pod
-// event (notifications and outbound webhooks).
+// event (notifications and outbound webhooks). A create with no image anywhere (body, the org's pod_image,
+// PODHOST_POD_IMAGE, which has no default) is 400 no_pod_image, before anything is made.
 import { randomUUID } from 'node:crypto';
-import { OrgParams, Type, orgDb, type RoutesPlugin } from '@quad/core';
+import { OrgParams, Type, badRequest, orgDb, type RoutesPlugin } from '@quad/core';
 import { podSpec } from '../create-body.js';
 import { makePodHostKey } from '../host-keys.js';
 import { SECRET_ENV, podImageEnv } from '../image-contract.js';
@@ -18,6 +19,9 @@ import { AccessBody, ActionBody, ActionOut, CreateBody, Errors, PodOut, PodParam
 import { MODULE, PODS_LIMIT, type PodsSettings } from '../settings.js';
 
 const PREFIX = '/api/compute/:org/pods';
+/** A create with no image in its body, none set for the org and none for the deployment. */
+const NO_POD_IMAGE = 'No pod image: the create names none (image_name), the org has no default pod image (its pod_image setting, '
+  + 'on the Pods page or PUT /api/compute/<org>/settings) and the deployment sets no PODHOST_POD_IMAGE (plugins/pods/image builds one)';
 
 export default (async (app) => {
   const services = app.quad;
@@ -37,10 +41,10 @@ export default (async (app) => {
     const org = request.org!;
     const { db } = request;
     const settings = services.moduleSettings<PodsSettings>(MODULE);
-    const spec = podSpec(request.body, {
-      image: (await orgPodImage(services, request.em, org.id)) ?? settings.PODHOST_POD_IMAGE,
-      name: `${org.prefix}-pod`,
-    });
+    // The image order (spec "Pod create body"); with none anywhere, nothing is asked of the provider or made here.
+    const image = request.body.image_name ?? (await orgPodImage(services, request.em, org.id)) ?? settings.PODHOST_POD_IMAGE;
+    if (!image) throw badRequest(NO_POD_IMAGE, 'no_pod_image', { field: 'body.image_name' });
+    const spec = podSpec(request.body, { image, name: `${org.prefix}-pod` });
     const provider = await requireProvider(services, db);
     // The org's keys exist before its first pod asks for them (the pod trusts them from its first boot).
     const keys = await ensureOrgKeys(services, db);

@@ -1,5 +1,6 @@
 // The org's pod settings (spec: PUT /api/compute/<org>/settings, body pod_image): the default image of its pods.
-// GET shows them with the deployment's default and whether the provider key is set, for the pods page.
+// GET shows them with the deployment's default (null when PODHOST_POD_IMAGE is not set) and whether the provider key
+// is set, for the pods page.
 import { OrgParams, type RoutesPlugin } from '@quad/core';
 import { orgPodImage, setOrgPodImage } from '../org-settings.js';
 import { Errors, SettingsBody, SettingsOut, officer } from '../schemas.js';
@@ -10,7 +11,7 @@ export default (async (app) => {
   const answer = async (em: Parameters<typeof orgPodImage>[1], orgId: number) => {
     return {
       pod_image: await orgPodImage(services, em, orgId),
-      default_image: services.moduleSettings<PodsSettings>(MODULE).PODHOST_POD_IMAGE,
+      default_image: services.moduleSettings<PodsSettings>(MODULE).PODHOST_POD_IMAGE ?? null,
       provider_connected: (await services.secrets.names(em, orgId)).has(API_KEY_SECRET),
     };
   };

@@ -1,24 +1,30 @@
 // GET /pods/<pod_id>/members/connected against a real sshd acting as the pod (test/fakes/pod-ssh, its own PID
 // namespace, so only this file's sessions are seen). Sessions are started on the pod over SSH as root with a key of
-// this test: a member's podhost-login (`su - podhost_<username>`), an officer's admin.bashrc shell with
-// PODHOST_USER, and plain root processes, which are not sessions. Usernames map to the member who last got a
-// certificate with them (compute_connections rows written here); names come from Discord for at most 50 members.
+// this test: a member's podhost-login (the image's own, which becomes `su - podhost_<username>`), an officer's
+// admin.bashrc shell with PODHOST_USER, and plain root processes, which are not sessions. Usernames map to the member
+// who last got a certificate with them (compute_connections rows written here); names come from Discord for at most
+// 50 members.
 // Unknown, with a reason: a stopped pod, an sshd that is gone or never answers, a pod without podhost-login.
 import { createServer, type Socket } from 'node:net';
 import t from 'tap';
 import ssh2 from 'ssh2';
 import { servePod, type FakePodSsh } from '@quad/core/testing';
+import { newKeyPair } from '../keys.js';
 import { startPodsWorld } from './world.js';
 
 const w = await startPodsWorld(t);
 const { quad, org, discord, fake, asOfficer: officer } = w;
 // The sshd can only start once the org's keys exist (they are made at its first pod).
 const podId = await w.createPod();
-/** This test's own root key, to start processes on the pod (the service's key stays inside the service). */
-const testKey = ssh2.utils.generateKeyPairSync('ed25519');
+/**
+ * This test's own root key, to start processes on the pod (the service's key stays inside the service). Made as the
+ * service makes keys: ssh2's generateKeyPairSync drops a leading zero byte of an ed25519 public key (1 in 256), which
+ * sshd then refuses.
+ */
+const testKey = newKeyPair('connected-test');
 
 async function startPod(podhostLogin = true): Promise<FakePodSsh> {
-  const pod = await servePod(fake, podId, { podhostLogin, extraAuthorizedKeys: [testKey.public] });
+  const pod = await servePod(fake, podId, { podhostLogin, extraAuthorizedKeys: [testKey.publicKey] });
   t.teardown(() => pod.close());
   return pod;
 }
@@ -32,7 +38,7 @@ function onPod(pod: FakePodSsh, command: string): Promise<void> {
         if (err) return reject(err);
         channel.resume().on('close', () => { client.end(); resolve(); });
       });
-    }).connect({ host: pod.host, port: pod.port, username: 'root', privateKey: testKey.private, hostVerifier: () => true });
+    }).connect({ host: pod.host, port: pod.port, username: 'root', privateKey: testKey.privateKey, hostVerifier: () => true });
   });
 }
 /**
@@ -41,7 +47,9 @@ function onPod(pod: FakePodSsh, command: string): Promise<void> {
  */
 const background = (command: string, shows: string) =>
   `nohup ${command} >/dev/null 2>&1 & pid=$!; for i in $(seq 200); do tr '\\0' ' ' < /proc/$pid/cmdline | grep -q '^${shows}' && break; sleep 0.02; done`;
-const memberSession = (username: string) => background(`/usr/local/bin/podhost-login ${username}`, `su - podhost_${username}`);
+/** The image's podhost-login, as a member's forced command runs it; its login shell reads a stdin that stays open. */
+const memberSession = (username: string) =>
+  background(`bash -c 'exec /usr/local/bin/podhost-login ${username} < <(sleep 3600)'`, `su - podhost_${username}`);
 const officerShell = (username: string) =>
   `PODHOST_USER=${username} ${background(`bash -c 'exec -a "bash --rcfile /etc/podhost/admin.bashrc" sleep 3600'`, 'bash --rcfile')}`;
 const rootProcess = (env = '') => `${env} ${background('sleep 3600', 'sleep 3600')}`;

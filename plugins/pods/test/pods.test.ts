@@ -115,6 +115,26 @@ t.test('the image order: body, then the org\'s pod_image, then PODHOST_POD_IMAGE
   for (const p of [org, body]) await officer('POST', `/pods/${p.pod_id}/action`, { action: 'terminate' });
 });
 
+t.test('no image anywhere (body, the org\'s pod_image, PODHOST_POD_IMAGE): 400 no_pod_image saying what to set, nothing made', async (t) => {
+  const bare = await startPodsWorld(t, { config: { PODHOST_POD_IMAGE: undefined } });
+  const bareCreate = (body: Record<string, unknown>) => bare.asOfficer('POST', '/pods', body);
+  t.same((await bare.asOfficer('GET', '/settings')).json(), { pod_image: null, default_image: null, provider_connected: true }, 'default_image: null');
+
+  const refused = await bareCreate(GPU);
+  t.equal(refused.statusCode, 400);
+  t.match(refused.json(), { reason: 'no_pod_image', field: 'body.image_name', error: /^No pod image: .*image_name.*the org has no default pod image \(its pod_image setting.*PODHOST_POD_IMAGE/ });
+  t.equal(bare.fake.requests.filter((r) => r.method === 'POST' && /\/pods$/.test(r.path)).length, 0, 'the provider is not asked');
+  const [kept] = await bare.sql<{ pods: number; keys: number; lost: number; audit: number }>(`select
+    (select count(*)::int from compute_pods) as pods, (select count(*)::int from compute_keys) as keys,
+    (select count(*)::int from compute_lost_creates) as lost, (select count(*)::int from audit_log where action like 'podhost.%') as audit`);
+  t.same(kept, { pods: 0, keys: 0, lost: 0, audit: 0 }, 'no pod, no keys, no lost create, no audit entry');
+
+  t.match((await bareCreate({ ...GPU, image_name: 'mine/special:3' })).json(), { image: 'mine/special:3' }, 'an image in the body serves');
+  await bare.asOfficer('PUT', '/settings', { pod_image: 'acm/pod:2' });
+  t.match((await bare.asOfficer('GET', '/settings')).json(), { pod_image: 'acm/pod:2', default_image: null });
+  t.match((await bareCreate(GPU)).json(), { image: 'acm/pod:2' }, 'so does the org\'s');
+});
+
 t.test('live status: GONE when the provider lost the pod, UNKNOWN when it cannot be asked', async (t) => {
   const a = (await create({ ...GPU, name: 'a' })).json();
   const b = (await create({ ...GPU, name: 'b' })).json();

@@ -1,5 +1,6 @@
 // The world the pods tests start from: the core with the pods plugin (on for the org), a fake provider that knows
-// the org's API key, the key set as the org's secret, and calls as the org's officer under /api/compute/<org>.
+// the org's API key, the key set as the org's secret, a deployment pod image, and calls as the org's officer under
+// /api/compute/<org>.
 import { startFakeHostprov, startMemberWorld, type FakeHostprov, type MemberWorld, type TeardownHost } from '@quad/core/testing';
 
 export const API_KEY = 'hp-test-key';
@@ -13,8 +14,11 @@ export interface PodsWorld extends MemberWorld {
   createPod(body?: Record<string, unknown>): Promise<string>;
 }
 
+/** The deployment's pod image in the pods tests (PODHOST_POD_IMAGE has no default). */
+export const TEST_POD_IMAGE = 'example/podhost:1';
+
 export interface PodsWorldOptions {
-  /** Settings beside SECRETS_KEY and HOSTPROV_API_URL. */
+  /** Settings beside SECRETS_KEY, HOSTPROV_API_URL and PODHOST_POD_IMAGE (TEST_POD_IMAGE; `undefined` unsets it). */
   config?: Record<string, unknown>;
   listen?: boolean;
   /** Set the org's hostprov_api_key. Default: true. */
@@ -26,7 +30,7 @@ export async function startPodsWorld(t: TeardownHost, options: PodsWorldOptions 
   t.teardown(() => fake.close());
   const w = await startMemberWorld(t, {
     plugins: ['./plugins/pods'], orgModules: { podhost: true }, listen: options.listen,
-    config: { SECRETS_KEY: [SECRETS_KEY], HOSTPROV_API_URL: fake.url, ...options.config },
+    config: { SECRETS_KEY: [SECRETS_KEY], HOSTPROV_API_URL: fake.url, PODHOST_POD_IMAGE: TEST_POD_IMAGE, ...options.config },
   });
   const { quad, org } = w;
   if (options.connected ?? true) await quad.services.secrets.set(quad.emFor(org.id), org.id, 'hostprov_api_key', API_KEY);

@@ -19,7 +19,8 @@ export interface PodMembers {
   access: { is_public: boolean; allowed_users: { chat_user_id: string; name: string | null }[] };
   recent: { chat_user_id: string; name: string | null; username: string; is_admin: boolean; created_at: string }[];
 }
-export interface PodSettings { pod_image: string | null; default_image: string; provider_connected: boolean }
+/** GET /settings: the org's image, the deployment's PODHOST_POD_IMAGE (null: not set), whether the provider key is set. */
+export interface PodSettings { pod_image: string | null; default_image: string | null; provider_connected: boolean }
 
 /** The officer routes of the current org (spec "Officer pod routes"). */
 export function usePodsBase(): string {

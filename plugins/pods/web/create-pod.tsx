@@ -31,13 +31,14 @@ export function CreatePodCard() {
   }
 
   const image = settings ? settings.pod_image ?? settings.default_image : 'the org\'s default';
+  const imageHint = image === null ? 'Required: neither the org nor the deployment sets a default image' : <>Empty: <code>{image}</code></>;
   return (
     <Card title="Create a pod">
       <form onSubmit={submit} aria-label="Create a pod">
         <KindChoice kind={draft.kind} onChange={(kind) => edit({ kind })} />
         <div style={row}>
           <Field label="Name" value={draft.name} onChange={(e) => edit({ name: e.target.value })} maxLength={100} placeholder="training" hint="Default: <org>-pod" />
-          <Field label="Image" value={draft.image_name} onChange={(e) => edit({ image_name: e.target.value })} maxLength={500} hint={<>Empty: <code>{image}</code></>} />
+          <Field label="Image" value={draft.image_name} onChange={(e) => edit({ image_name: e.target.value })} maxLength={500} hint={imageHint} />
           <Field as="select" label="Cloud type" value={draft.cloud_type} onChange={(e) => edit({ cloud_type: e.target.value })}>
             {CLOUD_TYPES.map((c) => <option key={c} value={c}>{c || 'Any'}</option>)}
           </Field>

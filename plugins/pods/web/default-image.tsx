@@ -1,5 +1,5 @@
 // The org's default pod image (PUT /settings pod_image): used when a create names no image; cleared, the
-// deployment's PODHOST_POD_IMAGE is used.
+// deployment's PODHOST_POD_IMAGE is used, or, when the deployment sets none, each create must name its image.
 import { useEffect, useState, type FormEvent } from 'react';
 import { Button, Card, ErrorNote, Field, Loading, useApi, useApiMutation } from '@quad/web/sdk';
 import { actions, ok, usePodsBase, type PodSettings } from './common.js';
@@ -19,18 +19,21 @@ export function DefaultImageCard() {
 
   const send = (podImage: string | null) => {
     setDone(null);
-    save.mutate({ pod_image: podImage }, { onSuccess: (s) => setDone(s.pod_image ? `New pods use ${s.pod_image}.` : `New pods use the deployment's ${s.default_image}.`) });
+    save.mutate({ pod_image: podImage }, { onSuccess: (s) => setDone(s.pod_image ? `New pods use ${s.pod_image}.` : s.default_image ? `New pods use the deployment's ${s.default_image}.` : 'No default image: each create must name one.') });
   };
   const submit = (e: FormEvent) => { e.preventDefault(); send(draft.trim() || null); };
 
   return (
     <Card title="Default image">
       <form onSubmit={submit} aria-label="Default image" className="q-form">
-        <Field label="Org's pod image" value={draft} onChange={(e) => setDraft(e.target.value)} maxLength={500} placeholder={answer!.default_image}
-          hint={<>Used when a create names no image. Empty: the deployment's <code>{answer!.default_image}</code>. It must follow the pod image contract (sshd trusting the org's keys, podhost-login).</>} />
+        <Field label="Org's pod image" value={draft} onChange={(e) => setDraft(e.target.value)} maxLength={500} placeholder={answer!.default_image ?? 'registry.example/podhost:2'}
+          hint={<>Used when a create names no image. Empty: {answer!.default_image
+            ? <>the deployment's <code>{answer!.default_image}</code></>
+            : <>none, as the deployment sets no image (<code>PODHOST_POD_IMAGE</code>): each create must name one</>}.
+            It must follow the pod image contract (sshd trusting the org's keys, podhost-login).</>} />
         <span style={actions}>
           <Button type="submit" variant="primary" disabled={save.isPending}>Save image</Button>
-          {answer!.pod_image && <Button onClick={() => send(null)} disabled={save.isPending}>Use the deployment's</Button>}
+          {answer!.pod_image && <Button onClick={() => send(null)} disabled={save.isPending}>{answer!.default_image ? 'Use the deployment\'s' : 'Clear'}</Button>}
         </span>
       </form>
       {save.error && <ErrorNote error={save.error} title="Image not saved" />}
