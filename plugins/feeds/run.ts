@@ -43,10 +43,11 @@ const timer = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 async function allChanged(db: OrgDb, feed: FeedRow, items: ListingItem[]): Promise<boolean> {
   if (feed.kind !== 'repo_jobs' || items.length <= POST_BATCH) return false;
-  const [known] = await db.sql<{ before: number; listed: number }>`
-    select count(*)::int as before, count(*) filter (where item_key = any(${items.map((item) => item.key)}::text[]))::int as listed
-    from feeds_items where ${db.inOrg()} and feed_id = ${feed.id}`;
-  return known!.before > 0 && known!.listed === 0;
+  // Two probes of the (feed_id, item_key) index: the cost does not grow with the feed's history.
+  const [known] = await db.sql<{ before: boolean; listed: boolean }>`
+    select exists (select 1 from feeds_items where ${db.inOrg()} and feed_id = ${feed.id}) as before,
+      exists (select 1 from feeds_items where ${db.inOrg()} and feed_id = ${feed.id} and item_key = any(${items.map((item) => item.key)}::text[])) as listed`;
+  return known!.before && !known!.listed;
 }
 
 /** Remember the listing's items (one statement); answers how many were new. Seen items get a fresh last_seen_at. */
