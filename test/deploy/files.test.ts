@@ -164,4 +164,14 @@ t.test('compose.yaml: PostgreSQL with pgvector, a one-shot migrate, then the API
   t.same([migrate.healthcheck, worker.healthcheck], [{ disable: true }, { disable: true }], 'the image\'s HTTP health check is off where nothing serves HTTP');
   t.notOk(api.healthcheck, 'the API keeps the image\'s health check');
   t.same(api.ports, ['127.0.0.1:8000:8000', '127.0.0.1:8001:8001'], 'the API and MCP ports, on the host\'s loopback for a TLS proxy');
+
+  // Each service's limits: a default for a small host, and the .env variables that change them.
+  const defaults = { api: ['1.0', '1g'], db: ['1.0', '2g'], migrate: ['1.0', '512m'], worker: ['1.0', '1g'] };
+  for (const [name, [cpus, memory]] of Object.entries(defaults)) {
+    const limits = (services as Record<string, ComposeService>)[name]!.deploy?.resources?.limits;
+    t.same([interpolate(String(limits?.cpus), {}), interpolate(String(limits?.memory), {})], [cpus, memory], `${name}: ${cpus} CPU and ${memory} by default`);
+    const prefix = name.toUpperCase();
+    t.same([interpolate(String(limits?.cpus), { [`${prefix}_CPUS`]: '3' }), interpolate(String(limits?.memory), { [`${prefix}_MEMORY`]: '6g' })], ['3', '6g'],
+      `${name}: ${prefix}_CPUS and ${prefix}_MEMORY in .env change them`);
+  }
 });

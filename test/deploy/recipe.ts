@@ -92,6 +92,7 @@ export interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   restart?: string;
   healthcheck?: { test?: string[]; disable?: boolean };
+  deploy?: { resources?: { limits?: { cpus?: string; memory?: string } } };
 }
 
 export interface ComposeFile { name?: string; services: Record<string, ComposeService>; volumes?: Record<string, unknown> }
