@@ -80,7 +80,7 @@ async function uploadOne(ctx: UploadContext, knowledge: KnowledgeContext, file: 
       if (passages.length > MAX_CHUNKS) {
         throw new ExtractFailed(`The file splits into ${passages.length} passages; a source holds up to ${MAX_CHUNKS}: raise chunk_chars or split the file`);
       }
-      const written = await writeSource({ ...knowledge, origin: 'upload' }, key, {
+      const written = await writeSource({ ...knowledge, origin: 'upload', chunkOverlap: overlap }, key, {
         category: options.category, title, url: '', public: options.public, content_hash: hash,
         chunks: passages.map((content, ordinal) => ({ ordinal, content })),
       });

@@ -31,6 +31,8 @@ export const KnowledgeVersion = defineOrgEntity({
     contentHash: p.string(),
     embeddingModel: p.string().nullable(),
     chunkCount: p.integer(),
+    /** The overlap its passages were cut with, which the reader strips (migrations/0008; null: unknown, the org's setting). */
+    chunkOverlap: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

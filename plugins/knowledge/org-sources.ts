@@ -49,7 +49,7 @@ export function orgSourcesFor(services: CoreServices): OrgSources {
       if (current?.current_version?.content_hash === hash && current.title === title && current.url === url && current.category === category) {
         return { changed: false };
       }
-      const written = await writeSource(knowledge, key, {
+      const written = await writeSource({ ...knowledge, chunkOverlap: overlap }, key, {
         title, url, category, content_hash: hash, chunks: passages.map((content, ordinal) => ({ ordinal, content })),
       });
       return { changed: written.changed };

@@ -1,7 +1,8 @@
 // The source reader (GET /api/dashboard/<org>/knowledge/sources/<key> and the tool knowledge.read_source): a
-// source's page text one page at a time, summaries left out, the org's chunk_overlap removed where the rows repeat
-// it. An org reads its own sources, public ones and the shared pages of the submodules it subscribes to (the scope
-// of its search); without its own source of that key, the oldest public one, else a subscribed shared page. All of
+// source's page text one page at a time, summaries left out, the chunk_overlap its version was cut with removed where
+// the rows repeat it (the org's current setting only for a version older than that record, migrations/0008). An org
+// reads its own sources, public ones and the shared pages of the submodules it subscribes to (the scope of its
+// search); without its own source of that key, the oldest public one, else a subscribed shared page. All of
 // them are read on the org's handle, where row-level security shows the org every one of them (and every shared
 // page): each look-up says which it means.
 import { notFound, sql, type OrgDb, type SqlFragment } from '@quad/core';
@@ -25,15 +26,15 @@ export interface ReadPage {
   total: number;
 }
 
-type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number | null; shared_scope: string | null; origin: string };
+type SourceRow = Parameters<typeof sourceView>[0] & { organization_id: number | null; shared_scope: string | null; origin: string; chunk_overlap: number | null };
 
 const SOURCE_SELECT = sql`select s.id, s.organization_id, s.shared_scope, s.origin, s.key, s.title, s.url, s.category, s.public, s.created_at, s.updated_at,
-  v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at
+  v.id as version_id, v.content_hash, v.embedding_model, v.chunk_count, v.created_at as version_created_at, v.chunk_overlap
   from knowledge_sources s left join knowledge_versions v on v.id = s.current_version_id`;
 
 /**
  * `subscribed`: the submodules the org subscribes to (subscriptions.ts), whose shared pages it may read. `overlap`:
- * the org's chunk_overlap (a shared page is split without one).
+ * the org's chunk_overlap now, stripped only from a version that does not say what it was cut with (see builtOverlap).
  */
 export async function readSource(db: OrgDb, overlap: number, input: ReadInput, subscribed: string[]): Promise<ReadPage> {
   const own = db.inOrg('s');
@@ -89,7 +90,7 @@ async function pageOf(db: OrgDb, { row, focusOrdinal }: Located, overlap: number
     // The page opens at the focused row unless the caller asked for an offset.
     if (askedOffset === undefined) offset = at.n;
   }
-  const passages = versionId === null ? [] : await page(db, versionId, offset, row.shared_scope === null ? overlap : 0, row.origin !== 'api');
+  const passages = versionId === null ? [] : await page(db, versionId, offset, builtOverlap(row, overlap), row.origin !== 'api');
   const end = offset + passages.length;
   return {
     source: { ...sourceView(row), own: row.organization_id === db.org, text_chars: stats.chars },
@@ -97,6 +98,15 @@ async function pageOf(db: OrgDb, { row, focusOrdinal }: Located, overlap: number
     next_offset: end < stats.total ? end : null,
     total: stats.total,
   };
+}
+
+/**
+ * The overlap the source's version was cut with. A version written before versions kept it (null) falls back to
+ * the reading org's setting now, as the reader did then; a shared page was always split without one.
+ */
+function builtOverlap(row: SourceRow, orgOverlapNow: number): number {
+  if (row.chunk_overlap !== null && row.chunk_overlap !== undefined) return row.chunk_overlap;
+  return row.shared_scope === null ? orgOverlapNow : 0;
 }
 
 /** The first page-text row below a summary (its own rows first), else the first after it. */

@@ -21,7 +21,7 @@ export const SourceBody = Type.Object({
   public: Type.Optional(Type.Boolean({ description: 'only publisher orgs may write public sources' })),
   content_hash: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'computed from the chunks when missing' })),
   embedding_model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'required when chunks carry embeddings' })),
-  chunks: Type.Optional(Type.Array(ChunkIn, { maxItems: MAX_CHUNKS, description: 'required unless content_hash equals the current version\'s (a metadata-only update)' })),
+  chunks: Type.Optional(Type.Array(ChunkIn, { maxItems: MAX_CHUNKS, description: '1 or more; required unless content_hash equals the current version\'s (a metadata-only update: leave chunks out; an empty list is refused)' })),
 }, { additionalProperties: false });
 
 const Version = Type.Object({

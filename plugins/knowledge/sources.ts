@@ -60,6 +60,11 @@ const fieldOf = (i: number, name: string) => `body.chunks[${i}].${name}`;
 
 /** Every rule of the spec on a body's chunks; 400 with the field and a reason a client can branch on. */
 export function checkChunks(input: SourceInput): void {
+  // An empty list is a client bug, not content (the seed refuses it too); leaving `chunks` out is the metadata-only
+  // update of the spec, checked against the current version's hash by writeSource.
+  if (input.chunks?.length === 0) {
+    throw badRequest('body.chunks: empty; a source has at least one chunk (leave chunks out to change only title, url, category and public)', 'no_chunks', { field: 'body.chunks' });
+  }
   const chunks = input.chunks ?? [];
   if (chunks.length > MAX_CHUNKS) throw badRequest(`A source holds up to ${MAX_CHUNKS} chunks (got ${chunks.length})`, 'too_many_chunks', { field: 'body.chunks' });
   const byOrdinal = new Map<number, ChunkInput>();
@@ -191,6 +196,11 @@ export type WriteContext = WriteOwner & {
   vectors: boolean;
   /** Who split the text: a client (`api`, the default) or the service (`crawl`, `upload`: rows start with the title line). */
   origin?: SourceOrigin;
+  /**
+   * The chunk_overlap the service cut the chunks with (crawls, uploads, text a module writes), kept on the version
+   * for the reader to strip. Absent: a client's own chunks, which repeat nothing the reader should take out (0).
+   */
+  chunkOverlap?: number;
 };
 
 export type SourceOrigin = 'api' | 'crawl' | 'upload';
@@ -279,8 +289,8 @@ async function writeOnce(ctx: WriteContext, key: string, input: SourceInput): Pr
     // refuse any other) and a change of it has no rows to carry over.
     const isPublic = await updateMeta(tx, owner, sourceId, meta);
     const version = await tx.one<{ id: string }>`
-      insert into knowledge_versions (organization_id, shared_scope, source_id, public, content_hash, embedding_model, chunk_count)
-      values (${owner.ownerValues}, ${sourceId}, ${isPublic}, ${hash!}, ${vectors && ctx.vectors ? model : null}::text, ${chunks.length}) returning id`;
+      insert into knowledge_versions (organization_id, shared_scope, source_id, public, content_hash, embedding_model, chunk_count, chunk_overlap)
+      values (${owner.ownerValues}, ${sourceId}, ${isPublic}, ${hash!}, ${vectors && ctx.vectors ? model : null}::text, ${chunks.length}, ${ctx.chunkOverlap ?? 0}::int) returning id`;
     const versionId = Number(version!.id);
     if (chunks.length) await insertChunks(tx, { owner, sourceId, isPublic, versionId, chunks, vectors: ctx.vectors ? vectors : null, model });
     await tx.run`update knowledge_sources set current_version_id = ${versionId} where ${owner.owns()} and id = ${sourceId}`;

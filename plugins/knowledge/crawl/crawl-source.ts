@@ -140,7 +140,7 @@ async function crawlPage(setup: CrawlSetup, crawl: CrawlRow, force: boolean): Pr
   if (passages.length > MAX_CHUNKS) {
     throw new CrawlFailed(`The page splits into ${passages.length} passages; a source holds up to ${MAX_CHUNKS}: raise chunk_chars in the knowledge settings`);
   }
-  const written = await writeSource(write, crawl.key, {
+  const written = await writeSource({ ...write, chunkOverlap: overlap }, crawl.key, {
     category: crawl.category, title, url: crawl.url, public: crawl.public,
     // The same text at the same passage size is the same version, whatever the page's markup.
     content_hash: `crawl:${createHash('sha256').update(`${chunkChars}\0${overlap}\0${title}\0${text}`).digest('hex')}`,

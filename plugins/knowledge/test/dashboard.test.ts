@@ -64,6 +64,11 @@ t.test('officer routes and read tools', async (t) => {
     const chunks = [{ ordinal: 0, level: 1, content: 'summary of it all' }, ...rows.map((r, i) => ({ ...r, parent_ordinal: 0, content: i ? `${rows[i - 1].content.slice(-3)}${r.content}` : r.content }))];
     t.equal((await w.put('big/book', { title: 'Book', chunks })).statusCode, 201);
     await w.asOfficer('PUT', '/api/dashboard/acm/knowledge/settings', { chunk_chars: 100, chunk_overlap: 3 });
+    // A client's own chunks were not cut with the org's overlap: read as written.
+    const asWritten = (await w.asOfficer('GET', '/api/dashboard/acm/knowledge/sources/big/book')).json();
+    t.same(asWritten.passages.slice(0, 2).map((p: { text: string }) => p.text), [chunks[1].content, chunks[2].content], 'client chunks: nothing stripped');
+    // A version from before versions kept their overlap (null: unknown) is read with the org's setting now.
+    await w.sql("update knowledge_versions v set chunk_overlap = null from knowledge_sources s where s.id = v.source_id and s.key = 'big/book'");
 
     const first = await w.asOfficer('GET', '/api/dashboard/acm/knowledge/sources/big/book');
     t.equal(first.statusCode, 200);

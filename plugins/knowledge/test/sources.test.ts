@@ -40,6 +40,9 @@ t.test('sources', async (t) => {
     await bad('ok', { chunks: [{ ordinal: 0, content: 'a', parent_ordinal: 7 }] }, 'bad_parent', 'body.chunks[0].parent_ordinal');
     await bad('ok', { chunks: [{ ordinal: 0, content: 's', level: 1 }, { ordinal: 1, content: 'a', level: 1, parent_ordinal: 0 }] }, 'bad_parent');
     await bad('ok', { title: 'no chunks, no hash' }, 'chunks_required');
+    // The seed's contract (issue 42): an empty list is a client bug, not a source with nothing in it.
+    await bad('ok', { title: 'Empty', chunks: [] }, 'no_chunks', 'body.chunks');
+    await bad('ok', { content_hash: 'h', chunks: [] }, 'no_chunks', 'body.chunks');
     t.same(await w.sql('select count(*)::int as n from knowledge_sources'), [{ n: 0 }], 'nothing was written');
   });
 
@@ -74,6 +77,13 @@ t.test('sources', async (t) => {
     t.equal(meta.statusCode, 200, 'hash only: metadata-only update');
     t.match(meta.json(), { category: 'rules', url: 'https://acm.example/r', current_version: { id: v1.current_version.id } });
     t.equal(w.fake.requests.length, requests, 'nothing embedded for an unchanged source');
+
+    // An empty list is refused even with the current hash: leaving chunks out is the metadata-only form.
+    const empty = await w.put('handbook/rules', { content_hash: v1.current_version.content_hash, title: 'Emptied', chunks: [] });
+    t.equal(empty.statusCode, 400, 'empty chunks with the current hash');
+    t.match(empty.json(), { reason: 'no_chunks', field: 'body.chunks' });
+    const kept = (await w.get('/api/knowledge/sources/handbook/rules')).json();
+    t.match(kept, { title: 'Handbook 2', category: 'rules', current_version: { id: v1.current_version.id, chunks: 2 } }, 'nothing written, not even the title');
 
     const changed = await w.put('handbook/rules', { chunks: pages('The library opens at ten.') });
     t.equal(changed.statusCode, 201);
