@@ -10,19 +10,35 @@ export const MAX_MESSAGES_PER_POST = 100;
 export const MESSAGES_DEFAULT = 50;
 export const MESSAGES_MAX = 500;
 export const ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+export const CHANNEL_ID_MAX_CHARS = 100;
+/** The largest pending action: its JSON text's UTF-8 bytes (16 KB). */
+export const MAX_ACTION_BYTES = 16 * 1024;
+
+/**
+ * A chat channel id, wherever agents take one (a conversation's channel_id, the `<channel>` of the channel routes, a
+ * turn's commit): a server channel's snowflake, but also a DM's, a thread's or a web chat's id ("chan-1",
+ * "web:5f2c…"), as the seed stores any. Non-empty, up to 100 characters, no control character (C0, DEL or C1).
+ */
+export const ChannelId = Type.String({
+  minLength: 1, maxLength: CHANNEL_ID_MAX_CHARS, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$',
+  description: 'a chat channel id: any text of 1 to 100 characters without control characters',
+});
+
+/** A pending action: any JSON value (object, array, string, number, boolean or null), returned on the claim as given. */
+export const PendingAction = Type.Unknown({ description: `any JSON value up to ${MAX_ACTION_BYTES / 1024} KB of JSON text (UTF-8), returned on the claim as given` });
 
 /** `<member_id>` of the spec's paths: the member's chat user id (document 1 writes it chat_user_id). */
 export const MemberParams = Type.Object({
   chat_user_id: Type.String({ pattern: SnowflakePattern, description: 'the member\'s chat user id' }),
 });
 export const ConversationParams = Type.Object({ ...MemberParams.properties, uuid: Type.String({ format: 'uuid' }) });
-export const ChannelParams = Type.Object({ ...MemberParams.properties, channel: Type.String({ pattern: SnowflakePattern, description: 'a chat channel id' }) });
+export const ChannelParams = Type.Object({ ...MemberParams.properties, channel: ChannelId });
 
 export const Visibility = Type.Union([Type.Literal('public'), Type.Literal('private')]);
 export const VisibilityQuery = Type.Object({ visibility: Type.Optional(Visibility) }, { additionalProperties: false });
 
 export const ConversationBody = Type.Object({
-  channel_id: Type.String({ pattern: SnowflakePattern }),
+  channel_id: ChannelId,
   visibility: Visibility,
 }, { additionalProperties: false });
 
@@ -54,12 +70,12 @@ export const SummaryOut = Type.Object({ content: Type.String(), covers: Type.Int
 
 export const PendingParams = Type.Object({ ...MemberParams.properties, uuid: Type.String({ format: 'uuid' }) });
 export const PendingBody = Type.Object({
-  action: Type.String({ minLength: 1, maxLength: 200 }),
+  action: PendingAction,
   payload_hash: Type.String({ minLength: 1, maxLength: 200 }),
   ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400, default: 600 })),
 }, { additionalProperties: false });
 export const PendingOut = Type.Object({
-  id: Type.String({ format: 'uuid' }), action: Type.String(), payload_hash: Type.String(), expires_at: Time,
+  id: Type.String({ format: 'uuid' }), action: PendingAction, payload_hash: Type.String(), expires_at: Time,
 });
 export const ClaimBody = Type.Object({ approved: Type.Boolean() }, { additionalProperties: false });
 export const ClaimOut = Type.Object({ ...PendingOut.properties, approved: Type.Boolean() });
@@ -130,7 +146,7 @@ export const ContextOut = Type.Object({
 
 export const CommitBody = Type.Object({
   conversation_id: Type.String({ format: 'uuid' }),
-  channel_id: Type.String({ pattern: SnowflakePattern }),
+  channel_id: ChannelId,
   visibility: Visibility,
   messages: Type.Optional(Type.Array(MessageIn, { maxItems: MAX_MESSAGES_PER_POST })),
   summary: Type.Optional(Type.Object({

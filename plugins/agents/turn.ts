@@ -7,7 +7,7 @@ import { DiscordUnavailable, HttpError, badRequest, displayName, forbidden, type
 import type { FastifyBaseLogger } from 'fastify';
 import { addSummary, appendMessages, findConversation, putConversation, readHistory, type History, type Visibility } from './conversations.js';
 import { addMemories, checkSealable, listMemories, type Kind, type MemoryInput, type MemoryView } from './memories.js';
-import { holdAction } from './pending.js';
+import { actionJson, holdAction } from './pending.js';
 import { prepareFacts, readProfile, similar, writeFacts, type FactInput, type NodeRef, type Relation } from './profile.js';
 
 export interface TurnMember { chat_user_id: string; display_name: string; role_ids: string[]; officer: boolean }
@@ -72,12 +72,16 @@ export interface CommitInput {
   summary?: { content: string; covers?: number };
   memories?: MemoryInput[];
   facts?: FactInput[];
-  pending?: { id: string; action: string; payload_hash: string; ttl_seconds?: number }[];
+  pending?: { id: string; action: unknown; payload_hash: string; ttl_seconds?: number }[];
 }
 
 const PARTS = ['messages', 'summary', 'memories', 'facts', 'pending'] as const;
 
+const pendingField = (i: number) => `body.pending.${i}.action`;
+
 export async function turnCommit(db: OrgDb, services: CoreServices, org: OrgSnapshot, chatUserId: string, input: CommitInput) {
+  // The actions' size is part of the body's shape: refused (400) before Discord is asked.
+  input.pending?.forEach((p, i) => actionJson(p.action, pendingField(i)));
   await serverMember(services, org, chatUserId);
   if (!PARTS.some((part) => input[part] !== undefined)) {
     throw badRequest(`body: give one or more of ${PARTS.join(', ')}`, 'nothing_to_commit', { field: 'body' });
@@ -97,7 +101,7 @@ export async function turnCommit(db: OrgDb, services: CoreServices, org: OrgSnap
     const memories = input.memories?.length ? await addMemories(tx, services, chatUserId, input.memories) : [];
     const facts = await writeFacts(tx, chatUserId, prepared, services.extensions.vector === true);
     const pending = [];
-    for (const p of input.pending ?? []) pending.push((await holdAction(tx, chatUserId, p.id, p)).pending);
+    for (const [i, p] of (input.pending ?? []).entries()) pending.push((await holdAction(tx, chatUserId, p.id, p, pendingField(i))).pending);
     return { seqs, summary_seq: summarySeq, memory_ids: memories.map((m) => m.id), facts, pending };
   });
 }

@@ -101,6 +101,10 @@ export async function buildHttpApp(options: HttpAppOptions): Promise<FastifyInst
     // Serializers, like validators (below), are compiled when a route first uses them.
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     return503OnClosing: false, // our own 503 while closing: see shutdown.ts
+    // Path parameters are checked by each route's schema (a 400 naming the field); the router's own cap (100 by
+    // default, a 414 in Fastify's shape) only stops what no schema would take: 100 characters percent-encoded as
+    // 4-byte UTF-8 fit.
+    routerOptions: { maxParamLength: 1200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const shutdown = closingFlag(app);
   app.setValidatorCompiler(validatorCompiler());
